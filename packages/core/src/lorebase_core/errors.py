@@ -1,0 +1,174 @@
+"""Errors of Lorebase, shared by every package.
+
+Hierarchy (each HTTP-facing class declares its status, code and title):
+
+    LorebaseError                     500 internal
+    ├── BadRequest                    400 bad-request
+    │   └── InvalidInput              422 invalid-input (carries every issue with its path)
+    │       ├── SchemaInvalid         422 schema-invalid
+    │       ├── ValuesInvalid         422 values-invalid
+    │       └── ImportInvalid         422 import-invalid
+    ├── NotFound                      404 not-found
+    │   ├── DomainNotFound            404 domain-not-found
+    │   ├── BranchNotFound            404 branch-not-found
+    │   ├── RevisionNotFound          404 revision-not-found
+    │   ├── KindNotFound              404 kind-not-found
+    │   ├── RelationNotFound          404 relation-not-found
+    │   └── RecordNotFound            404 record-not-found
+    └── Conflict                      409 conflict
+        ├── AlreadyExists             409 already-exists
+        ├── StaleHead                 409 stale-head
+        └── AmbiguousRevision         409 ambiguous-revision
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, order=True)
+class Issue:
+    """One problem found in some input, located by a path.
+
+    `path` is a dotted path inside a document (`kinds.Supplier.key`) or, for data files,
+    `file:line` followed by the Attribute (`data/Supplier.csv:12 risk_score`).
+    """
+
+    path: str
+    message: str
+    code: str = "invalid"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message, "code": self.code}
+
+
+class LorebaseError(Exception):
+    """Base of every error Lorebase raises on purpose."""
+
+    status: ClassVar[int] = 500
+    code: ClassVar[str] = "internal"
+    title: ClassVar[str] = "Internal error"
+
+    def __init__(self, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+    def to_problem(self) -> dict[str, Any]:
+        """The problem document (RFC 9457) of this error, without `instance`."""
+        problem: dict[str, Any] = {
+            "type": f"https://lorebase.dev/problems/{self.code}",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail,
+            "code": self.code,
+        }
+        problem.update(self.extra)
+        return problem
+
+
+class BadRequest(LorebaseError):
+    status = 400
+    code = "bad-request"
+    title = "Bad request"
+
+
+class InvalidInput(BadRequest):
+    """Input that was understood but breaks rules; lists every issue."""
+
+    status = 422
+    code = "invalid-input"
+    title = "Invalid input"
+
+    def __init__(self, detail: str, issues: list[Issue], **extra: Any) -> None:
+        super().__init__(detail, **extra)
+        self.issues = sorted(set(issues), key=_issue_order)
+
+    def to_problem(self) -> dict[str, Any]:
+        problem = super().to_problem()
+        problem["issues"] = [issue.to_json() for issue in self.issues]
+        return problem
+
+    def __str__(self) -> str:
+        lines = [self.detail, *(f"  {issue}" for issue in self.issues)]
+        return "\n".join(lines)
+
+
+def _issue_order(issue: Issue) -> tuple[str, str, str]:
+    return (issue.path, issue.code, issue.message)
+
+
+class SchemaInvalid(InvalidInput):
+    code = "schema-invalid"
+    title = "Invalid schema"
+
+
+class ValuesInvalid(InvalidInput):
+    code = "values-invalid"
+    title = "Invalid values"
+
+
+class ImportInvalid(InvalidInput):
+    code = "import-invalid"
+    title = "Import refused"
+
+
+class NotFound(LorebaseError):
+    status = 404
+    code = "not-found"
+    title = "Not found"
+
+
+class DomainNotFound(NotFound):
+    code = "domain-not-found"
+    title = "Unknown Domain"
+
+
+class BranchNotFound(NotFound):
+    code = "branch-not-found"
+    title = "Unknown branch"
+
+
+class RevisionNotFound(NotFound):
+    code = "revision-not-found"
+    title = "Unknown Revision"
+
+
+class KindNotFound(NotFound):
+    code = "kind-not-found"
+    title = "Unknown Kind"
+
+
+class RelationNotFound(NotFound):
+    code = "relation-not-found"
+    title = "Unknown Relation"
+
+
+class RecordNotFound(NotFound):
+    code = "record-not-found"
+    title = "Unknown Record"
+
+
+class Conflict(LorebaseError):
+    status = 409
+    code = "conflict"
+    title = "Conflict"
+
+
+class AlreadyExists(Conflict):
+    code = "already-exists"
+    title = "Already exists"
+
+
+class StaleHead(Conflict):
+    code = "stale-head"
+    title = "Stale head"
+
+
+class AmbiguousRevision(Conflict):
+    code = "ambiguous-revision"
+    title = "Ambiguous Revision prefix"

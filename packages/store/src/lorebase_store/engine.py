@@ -1,0 +1,88 @@
+"""Engines for the two backends: embedded SQLite (the default) and PostgreSQL (psycopg 3).
+
+SQLite runs through `sqlean.py`, a drop-in `sqlite3` built with loadable extensions (the standard
+library's module here cannot load sqlite-vec). Writers take SQLite's write lock when their
+transaction begins (`BEGIN IMMEDIATE`), so concurrent commits queue instead of failing halfway.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+import sqlean
+
+WRITE = "lorebase_write"
+
+
+def _json_dumps(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+def create_store_engine(url: str, *, pool_size: int = 5, busy_timeout_ms: int = 30000) -> sa.Engine:
+    """An engine for `url` (`sqlite:///PATH` or `postgresql://...`) tuned for the store."""
+    if url.startswith("sqlite"):
+        return _sqlite_engine(url, busy_timeout_ms)
+    if url.startswith("postgresql://") or url.startswith("postgres://"):
+        url = "postgresql+psycopg://" + url.split("://", 1)[1]
+    return sa.create_engine(
+        url, json_serializer=_json_dumps, pool_size=pool_size, pool_pre_ping=True,
+        connect_args={"options": "-c timezone=UTC"} if "options=" not in url else {},
+    )
+
+
+def _sqlite_engine(url: str, busy_timeout_ms: int) -> sa.Engine:
+    database = sa.engine.make_url(url).database
+    if database and database != ":memory:":
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    engine = sa.create_engine(url, module=sqlean, json_serializer=_json_dumps)
+
+    @sa.event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
+        cursor = dbapi_connection.cursor()
+        for pragma in (
+            "journal_mode=WAL",
+            "synchronous=NORMAL",
+            "foreign_keys=ON",
+            f"busy_timeout={busy_timeout_ms}",
+            "cache_size=-65536",
+        ):
+            cursor.execute(f"PRAGMA {pragma}")
+        cursor.close()
+
+    @sa.event.listens_for(engine, "begin")
+    def _on_begin(connection: sa.Connection) -> None:
+        immediate = connection.get_execution_options().get(WRITE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return engine
+
+
+def is_sqlite(engine: sa.Engine | sa.Connection) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+@contextmanager
+def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
+    """A transaction for a commit: SQLite's write lock is held from its first statement."""
+    with engine.connect().execution_options(**{WRITE: True}) as connection, connection.begin():
+        yield connection
+
+
+@contextmanager
+def read_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
+    """One transaction for a read, so that every statement sees the same heads."""
+    with engine.connect() as connection:
+        if not is_sqlite(connection):
+            connection = connection.execution_options(isolation_level="REPEATABLE READ")
+        with connection.begin():
+            yield connection

@@ -1,0 +1,98 @@
+"""Per-Record history and per-Attribute lineage, read from the Record's row versions.
+
+Both follow the segments of the view (an overlay branch's own versions, then its base's up to the
+fork point), so their cost follows the number of changes of the Record, not the length of the
+branch.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import sqlalchemy as sa
+
+from lorebase_core.errors import BadRequest, RecordNotFound
+from lorebase_store import tables as t
+from lorebase_store.results import HistoryEntry, HistoryPage, Lineage, Provenance, RevisionInfo
+from lorebase_store.views import View, revision_info
+
+
+def _versions(connection: sa.Connection, view: View, kind: str, key: str) -> list[dict[str, Any]]:
+    """Every version of the Record the view's history holds, newest first."""
+    found: list[dict[str, Any]] = []
+    for segment in view.segments:
+        rows = connection.execute(
+            sa.select(t.records.c.from_seq, t.records.c.revision_pk, t.records.c.deleted,
+                      t.records.c.values_json, t.records.c.provenance_json)
+            .where(t.records.c.branch_id == segment.branch_id, t.records.c.kind == kind,
+                   t.records.c.record_key == key, t.records.c.from_seq <= segment.upto)
+            .order_by(t.records.c.from_seq.desc())
+        ).mappings().all()
+        found.extend(dict(row) for row in rows)
+    return found
+
+
+def _revisions(connection: sa.Connection, pks: list[int]) -> dict[int, RevisionInfo]:
+    if not pks:
+        return {}
+    rows = connection.execute(sa.select(t.revisions).where(t.revisions.c.pk.in_(sorted(set(pks))))).mappings().all()
+    return {row["pk"]: revision_info(connection, row) for row in rows}
+
+
+def _changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
+    before = before or {}
+    return sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
+
+
+def encode_cursor(position: int) -> str:
+    return base64.urlsafe_b64encode(json.dumps({"p": position}).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> int:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        position = json.loads(base64.urlsafe_b64decode(padded.encode()))["p"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadRequest(f"cursor {cursor!r} is not one this server issued", code_detail="bad-cursor") from exc
+    if not isinstance(position, int) or position < 0:
+        raise BadRequest(f"cursor {cursor!r} is not one this server issued")
+    return position
+
+
+def history(connection: sa.Connection, view: View, kind: str, key: str, *, limit: int,
+            cursor: str | None = None, with_values: bool = False) -> HistoryPage:
+    """The changes of one Record, newest first; a deleted Record keeps its history."""
+    versions = _versions(connection, view, kind, key)
+    if not versions:
+        raise RecordNotFound(f"{kind}/{key} has no history on branch {view.branch.name!r}")
+    start = decode_cursor(cursor) if cursor else 0
+    page = versions[start : start + limit]
+    revisions = _revisions(connection, [row["revision_pk"] for row in page])
+    entries = []
+    for offset, row in enumerate(page):
+        older = versions[start + offset + 1] if start + offset + 1 < len(versions) else None
+        before = dict(older["values_json"]) if older is not None and not older["deleted"] else None
+        after = None if row["deleted"] else dict(row["values_json"])
+        change = "deleted" if row["deleted"] else "created" if before is None else "updated"
+        attributes = _changed(before, after or {})
+        entries.append(HistoryEntry(revisions[row["revision_pk"]], change, attributes,
+                                    before if with_values else None, after if with_values else None))
+    more = start + limit < len(versions)
+    return HistoryPage(entries, encode_cursor(start + limit) if more else None)
+
+
+def lineage(connection: sa.Connection, view: View, kind: str, key: str, *, count_max: int) -> Lineage:
+    """Where each current value of a Record came from (the materialized provenance)."""
+    versions = _versions(connection, view, kind, key)
+    if not versions or versions[0]["deleted"]:
+        raise RecordNotFound(f"{kind}/{key} does not exist on branch {view.branch.name!r}")
+    provenance = {name: int(pk) for name, pk in dict(versions[0]["provenance_json"]).items()}
+    revisions = _revisions(connection, list(provenance.values()))
+    attributes = {
+        name: Provenance(revisions[pk].id, revisions[pk].origin_type, revisions[pk].origin_ref,
+                         revisions[pk].author, revisions[pk].created_at, revisions[pk].message)
+        for name, pk in sorted(provenance.items())
+    }
+    return Lineage(kind, key, attributes, min(len(versions), count_max), len(versions) > count_max)

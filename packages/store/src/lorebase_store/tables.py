@@ -1,0 +1,145 @@
+"""The tables of the store (docs/storage.md explains the model). SQLAlchemy Core only.
+
+Records and Links are kept as row versions valid for a range of their branch's commit sequence:
+`from_seq <= seq < to_seq` (`to_seq` NULL at the head). A partial unique index on `to_seq IS NULL`
+makes head reads one index probe; a read at an older Revision is the same query with a bound.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import JSONB
+
+metadata = sa.MetaData()
+Json = sa.JSON().with_variant(JSONB(), "postgresql")
+BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+domains = sa.Table(
+    "domains",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(63), nullable=False, unique=True),
+    sa.Column("default_branch", sa.String(255), nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("created_by", sa.String(255), nullable=False),
+    sa.Column("settings", Json, nullable=False),
+)
+
+schemas = sa.Table(
+    "schemas",
+    metadata,
+    sa.Column("digest", sa.String(64), primary_key=True),
+    sa.Column("document", Json, nullable=False),
+    sa.Column("source", sa.Text, nullable=False),
+)
+
+branches = sa.Table(
+    "branches",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), nullable=False),
+    sa.Column("name", sa.String(255), nullable=False),
+    sa.Column("mode", sa.String(16), nullable=False),
+    sa.Column("head_seq", sa.Integer, nullable=False),
+    sa.Column("head_revision", sa.String(64), nullable=True),
+    sa.Column("base_branch_id", sa.Integer, sa.ForeignKey("branches.id"), nullable=True),
+    sa.Column("base_seq", sa.Integer, nullable=True),
+    sa.Column("protected", sa.Boolean, nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("created_by", sa.String(255), nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Index(
+        "ix_branches_live_name", "domain_id", "name", unique=True,
+        sqlite_where=sa.text("deleted = 0"), postgresql_where=sa.text("deleted = false"),
+    ),
+)
+
+revisions = sa.Table(
+    "revisions",
+    metadata,
+    sa.Column("pk", BigId, primary_key=True, autoincrement=True),
+    sa.Column("id", sa.String(64), nullable=False, unique=True),
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), nullable=False),
+    sa.Column("branch_id", sa.Integer, sa.ForeignKey("branches.id"), nullable=False),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("parents", Json, nullable=False),
+    sa.Column("generation", sa.Integer, nullable=False),
+    sa.Column("stats", Json, nullable=False),
+    sa.Column("origin_type", sa.String(32), nullable=False),
+    sa.Column("origin_ref", sa.String(255), nullable=True),
+    sa.Column("author", sa.String(255), nullable=False),
+    sa.Column("message", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("schema_digest", sa.String(64), sa.ForeignKey("schemas.digest"), nullable=False),
+    sa.UniqueConstraint("branch_id", "seq", name="uq_revisions_branch_seq"),
+    sa.Index("ix_revisions_domain_id", "domain_id", "id"),
+)
+
+tags = sa.Table(
+    "tags",
+    metadata,
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), primary_key=True),
+    sa.Column("name", sa.String(255), primary_key=True),
+    sa.Column("revision_id", sa.String(64), nullable=False),
+    sa.Column("message", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("created_by", sa.String(255), nullable=False),
+)
+
+records = sa.Table(
+    "records",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("branch_id", sa.Integer, nullable=False),
+    sa.Column("kind", sa.String(63), nullable=False),
+    sa.Column("record_key", sa.String(1024), nullable=False),
+    sa.Column("from_seq", sa.Integer, nullable=False),
+    sa.Column("to_seq", sa.Integer, nullable=True),
+    sa.Column("revision_pk", sa.BigInteger, nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Column("values_json", Json, nullable=False),
+    sa.Column("provenance_json", Json, nullable=False),
+    sa.Index("ix_records_version", "branch_id", "kind", "record_key", "from_seq", unique=True),
+    sa.Index(
+        "ix_records_head", "branch_id", "kind", "record_key", unique=True,
+        sqlite_where=sa.text("to_seq IS NULL"), postgresql_where=sa.text("to_seq IS NULL"),
+    ),
+    sa.Index("ix_records_changes", "branch_id", "from_seq"),
+)
+
+links = sa.Table(
+    "links",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("branch_id", sa.Integer, nullable=False),
+    sa.Column("relation", sa.String(63), nullable=False),
+    sa.Column("from_key", sa.String(1024), nullable=False),
+    sa.Column("to_key", sa.String(1024), nullable=False),
+    sa.Column("from_seq", sa.Integer, nullable=False),
+    sa.Column("to_seq", sa.Integer, nullable=True),
+    sa.Column("revision_pk", sa.BigInteger, nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Column("values_json", Json, nullable=False),
+    sa.Column("provenance_json", Json, nullable=False),
+    sa.Index("ix_links_version", "branch_id", "relation", "from_key", "to_key", "from_seq", unique=True),
+    sa.Index(
+        "ix_links_head", "branch_id", "relation", "from_key", "to_key", unique=True,
+        sqlite_where=sa.text("to_seq IS NULL"), postgresql_where=sa.text("to_seq IS NULL"),
+    ),
+    sa.Index("ix_links_inverse", "branch_id", "relation", "to_key"),
+    sa.Index("ix_links_changes", "branch_id", "from_seq"),
+)
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("sequence", BigId, primary_key=True, autoincrement=True),
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), nullable=False),
+    sa.Column("branch_id", sa.Integer, sa.ForeignKey("branches.id"), nullable=False),
+    sa.Column("type", sa.String(63), nullable=False),
+    sa.Column("revision_id", sa.String(64), nullable=True),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("payload", Json, nullable=False),
+    sa.Index("ix_events_domain", "domain_id", "sequence"),
+    sa.Index("ix_events_branch", "branch_id", "sequence"),
+)
