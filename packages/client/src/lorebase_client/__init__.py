@@ -1,0 +1,1 @@
+"""Lorebase client: the `lorebase` CLI (the Python HTTP client comes with Keeper's read API)."""

@@ -83,18 +83,28 @@ def parse_changes(raw: object, path: str = "changes") -> list[Change]:
     for index, item in enumerate(raw):
         item_path = f"{path}.{index}"
         if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in _CHANGE_MEMBERS:
-            issues.append(Issue(item_path, f"a change is a mapping with one of {', '.join(_CHANGE_MEMBERS)}"))
+            issues.append(
+                Issue(item_path, f"a change is a mapping with one of {', '.join(_CHANGE_MEMBERS)}")
+            )
             continue
         op, body = next(iter(item.items()))
         if not isinstance(body, dict):
             issues.append(Issue(f"{item_path}.{op}", "expected a mapping"))
             continue
-        problems = [Issue(f"{item_path}.{op}.{member}", "unknown member") for member in sorted(set(body) - _CHANGE_MEMBERS[op])]
+        problems = [
+            Issue(f"{item_path}.{op}.{member}", "unknown member")
+            for member in sorted(set(body) - _CHANGE_MEMBERS[op])
+        ]
         required = _CHANGE_MEMBERS[op] - {"values"}
-        problems += [Issue(f"{item_path}.{op}.{member}", "required", "missing") for member in sorted(required - set(body))]
+        problems += [
+            Issue(f"{item_path}.{op}.{member}", "required", "missing")
+            for member in sorted(required - set(body))
+        ]
         values = body.get("values", {})
         if not isinstance(values, dict):
-            problems.append(Issue(f"{item_path}.{op}.values", "expected a mapping of Attribute names to values"))
+            problems.append(
+                Issue(f"{item_path}.{op}.values", "expected a mapping of Attribute names to values")
+            )
         if problems:
             issues.extend(problems)
             continue
@@ -110,5 +120,7 @@ def _change(op: str, body: dict[str, object], values: dict[str, object], source:
     if op == "delete_record":
         return DeleteRecord(str(body["kind"]), str(body["key"]), source=source)
     if op == "upsert_link":
-        return UpsertLink(str(body["relation"]), str(body["from"]), str(body["to"]), values, source=source)
+        return UpsertLink(
+            str(body["relation"]), str(body["from"]), str(body["to"]), values, source=source
+        )
     return DeleteLink(str(body["relation"]), str(body["from"]), str(body["to"]), source=source)

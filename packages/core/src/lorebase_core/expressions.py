@@ -56,10 +56,36 @@ def compile_expression(source: str) -> Expression:
 
 
 _ALLOWED_NODES = (
-    ast.Expression, ast.BoolOp, ast.And, ast.Or, ast.UnaryOp, ast.Not, ast.USub, ast.UAdd,
-    ast.BinOp, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Mod, ast.Compare, ast.Eq, ast.NotEq,
-    ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.In, ast.NotIn, ast.IfExp, ast.Constant, ast.Name,
-    ast.Load, ast.List, ast.Tuple, ast.Call,
+    ast.Expression,
+    ast.BoolOp,
+    ast.And,
+    ast.Or,
+    ast.UnaryOp,
+    ast.Not,
+    ast.USub,
+    ast.UAdd,
+    ast.BinOp,
+    ast.Add,
+    ast.Sub,
+    ast.Mult,
+    ast.Div,
+    ast.Mod,
+    ast.Compare,
+    ast.Eq,
+    ast.NotEq,
+    ast.Lt,
+    ast.LtE,
+    ast.Gt,
+    ast.GtE,
+    ast.In,
+    ast.NotIn,
+    ast.IfExp,
+    ast.Constant,
+    ast.Name,
+    ast.Load,
+    ast.List,
+    ast.Tuple,
+    ast.Call,
 )
 
 
@@ -74,7 +100,9 @@ def _check_node(node: ast.AST, names: set[str], called: set[int]) -> None:
             raise ExpressionError("functions take positional arguments only")
     elif isinstance(node, ast.Name) and node.id not in _CONSTANT_NAMES and id(node) not in called:
         names.add(node.id)
-    elif isinstance(node, ast.Constant) and not isinstance(node.value, str | int | float | bool | type(None)):
+    elif isinstance(node, ast.Constant) and not isinstance(
+        node.value, str | int | float | bool | type(None)
+    ):
         raise ExpressionError(f"constant {node.value!r} is not allowed")
 
 
@@ -123,8 +151,11 @@ class _Evaluator:
         if isinstance(node.op, ast.Add) and isinstance(left, str) and isinstance(right, str):
             return left + right
         operations: dict[type[ast.operator], Callable[[Decimal, Decimal], Decimal]] = {
-            ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-            ast.Div: operator.truediv, ast.Mod: operator.mod,
+            ast.Add: operator.add,
+            ast.Sub: operator.sub,
+            ast.Mult: operator.mul,
+            ast.Div: operator.truediv,
+            ast.Mod: operator.mod,
         }
         return operations[type(node.op)](_number(left), _number(right))
 
@@ -178,7 +209,11 @@ def _compare(op: ast.cmpop, left: object, right: object) -> bool:
         if right is None or left is None:
             return False
         container = right if isinstance(right, list | str) else [right]
-        found = any(_equal(left, item) for item in container) if isinstance(container, list) else str(left) in container
+        found = (
+            any(_equal(left, item) for item in container)
+            if isinstance(container, list)
+            else str(left) in container
+        )
         return found if isinstance(op, ast.In) else not found
     if isinstance(op, ast.Eq):
         return _equal(left, right)
@@ -188,7 +223,10 @@ def _compare(op: ast.cmpop, left: object, right: object) -> bool:
         return False
     left, right = _comparable(left, right)
     ordering: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
-        ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+        ast.Lt: operator.lt,
+        ast.LtE: operator.le,
+        ast.Gt: operator.gt,
+        ast.GtE: operator.ge,
     }
     return ordering[type(op)](left, right)
 

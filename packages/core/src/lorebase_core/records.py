@@ -16,7 +16,7 @@ from lorebase_core.expressions import ExpressionError, result_as_value
 from lorebase_core.refs import join_key
 from lorebase_core.schema.document import Schema
 from lorebase_core.schema.model import AttributeDef, KindDef, ValueRules
-from lorebase_core.values import CanonicalValue, ValueProblem, canonical, order_key
+from lorebase_core.values import CanonicalValue, ValueProblem, canonical, compare
 
 Values = dict[str, CanonicalValue]
 
@@ -32,7 +32,11 @@ def check_value(rules: ValueRules, raw: object, *, from_text: bool = False) -> C
     value = canonical(rules.value_type, raw, from_text=from_text)
     if value is None:
         return None
-    if rules.pattern is not None and isinstance(value, str) and not _pattern(rules.pattern).fullmatch(value):
+    if (
+        rules.pattern is not None
+        and isinstance(value, str)
+        and not _pattern(rules.pattern).fullmatch(value)
+    ):
         raise ValueProblem(f"{value!r} does not match the pattern {rules.pattern}")
     if isinstance(value, str) and rules.min_length is not None and len(value) < rules.min_length:
         raise ValueProblem(f"is shorter than {rules.min_length} characters")
@@ -42,9 +46,11 @@ def check_value(rules: ValueRules, raw: object, *, from_text: bool = False) -> C
         if bound is None:
             continue
         limit = canonical(rules.value_type, bound, from_text=True)
-        below = order_key(rules.value_type, value) < order_key(rules.value_type, limit)
-        if (member == "min" and below) or (member == "max" and order_key(rules.value_type, value) > order_key(rules.value_type, limit)):
-            raise ValueProblem(f"{value} is {'below the minimum' if member == 'min' else 'above the maximum'} {limit}")
+        order = compare(rules.value_type, value, limit)
+        if member == "min" and order < 0:
+            raise ValueProblem(f"{value} is below the minimum {limit}")
+        if member == "max" and order > 0:
+            raise ValueProblem(f"{value} is above the maximum {limit}")
     return value
 
 
@@ -73,7 +79,9 @@ def check_values(
             continue
         if attribute.derived is not None:
             if raw is not None and raw != "":
-                issues.append(Issue(name, f"{name!r} is derived and cannot be written", "attribute.derived"))
+                issues.append(
+                    Issue(name, f"{name!r} is derived and cannot be written", "attribute.derived")
+                )
             continue
         if from_text and raw == "":
             raw = None
@@ -89,17 +97,27 @@ def check_values(
     return CheckedValues(values, issues)
 
 
-def missing_required(attributes: Mapping[str, AttributeDef], values: Mapping[str, CanonicalValue], key: tuple[str, ...] = ()) -> list[Issue]:
+def missing_required(
+    attributes: Mapping[str, AttributeDef],
+    values: Mapping[str, CanonicalValue],
+    key: tuple[str, ...] = (),
+) -> list[Issue]:
     return [
         Issue(name, "a value is required", "value.required")
         for name, attribute in attributes.items()
-        if (attribute.required or name in key) and attribute.derived is None and values.get(name) is None
+        if (attribute.required or name in key)
+        and attribute.derived is None
+        and values.get(name) is None
     ]
 
 
 def derive(kind: KindDef, values: Values) -> Values:
     """`values` with every derived Attribute computed (absent when its Derivation fails)."""
-    result = {name: value for name, value in values.items() if kind.attributes.get(name) is None or kind.attributes[name].derived is None}
+    result = {
+        name: value
+        for name, value in values.items()
+        if kind.attributes.get(name) is None or kind.attributes[name].derived is None
+    }
     for name, attribute in kind.attributes.items():
         derivation = attribute.derivation
         if derivation is None:
@@ -137,4 +155,7 @@ def key_values(schema: Schema, kind_name: str, key: str) -> Values:
 
     kind = schema.kind(kind_name)
     parts = split_key(key, len(kind.key))
-    return {name: check_value(kind.attributes[name], part, from_text=True) for name, part in zip(kind.key, parts, strict=True)}
+    return {
+        name: check_value(kind.attributes[name], part, from_text=True)
+        for name, part in zip(kind.key, parts, strict=True)
+    }

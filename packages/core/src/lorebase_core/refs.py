@@ -37,5 +37,7 @@ class RecordRef:
     def parse(cls, text: str) -> RecordRef:
         kind, sep, key = text.partition("/")
         if not sep or not kind or not key:
-            raise BadRequest(f"{text!r} is not a Record reference; write Kind/key, for example Supplier/S-1001")
+            raise BadRequest(
+                f"{text!r} is not a Record reference; write Kind/key, for example Supplier/S-1001"
+            )
         return cls(kind, key)

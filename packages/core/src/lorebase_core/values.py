@@ -13,12 +13,22 @@ from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Literal, TypeAlias
 
-JsonValue: TypeAlias = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
+JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 CanonicalValue: TypeAlias = JsonValue
 
-BaseType = Literal["string", "text", "integer", "decimal", "boolean", "date", "datetime", "enum", "json"]
+BaseType = Literal[
+    "string", "text", "integer", "decimal", "boolean", "date", "datetime", "enum", "json"
+]
 BASE_TYPES: tuple[BaseType, ...] = (
-    "string", "text", "integer", "decimal", "boolean", "date", "datetime", "enum", "json",
+    "string",
+    "text",
+    "integer",
+    "decimal",
+    "boolean",
+    "date",
+    "datetime",
+    "enum",
+    "json",
 )
 _DECIMAL_TYPE = re.compile(r"^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
 _INTEGER_TEXT = re.compile(r"^[+-]?\d+$")
@@ -66,7 +76,9 @@ def parse_type(spelling: str) -> ValueType:
     for base in BASE_TYPES:
         if text == base:
             return ValueType(base)
-    raise ValueProblem(f"unknown type {spelling!r}; use one of {', '.join(BASE_TYPES)} or decimal(p,s)")
+    raise ValueProblem(
+        f"unknown type {spelling!r}; use one of {', '.join(BASE_TYPES)} or decimal(p,s)"
+    )
 
 
 def canonical(value_type: ValueType, raw: object, *, from_text: bool = False) -> CanonicalValue:
@@ -139,7 +151,9 @@ def _canonical_decimal(value_type: ValueType, raw: object) -> str:
     quantized = number.quantize(Decimal(1).scaleb(-scale))
     integer_digits = len(str(abs(int(quantized)))) if int(quantized) != 0 else 0
     if integer_digits > precision - scale:
-        raise ValueProblem(f"{text} has more than {precision - scale} integer digits ({value_type.name})")
+        raise ValueProblem(
+            f"{text} has more than {precision - scale} integer digits ({value_type.name})"
+        )
     result = f"{quantized:f}"
     return "0" + result[1:] if result.startswith("-0") and quantized == 0 else result
 
@@ -217,8 +231,10 @@ def _canonical_json(raw: object, from_text: bool) -> JsonValue:
         raise ValueProblem(f"not a JSON value: {exc}") from exc
 
 
-def order_key(value_type: ValueType, value: CanonicalValue) -> Decimal | str:
-    """A key that orders canonical values of an ordered type (numbers as numbers)."""
-    if value_type.base in {"integer", "decimal"} and isinstance(value, str):
-        return Decimal(value)
-    return str(value)
+def compare(value_type: ValueType, left: CanonicalValue, right: CanonicalValue) -> int:
+    """-1, 0 or 1 as canonical `left` sorts before, with or after `right` (numbers as numbers)."""
+    if value_type.base in {"integer", "decimal"}:
+        a, b = Decimal(str(left)), Decimal(str(right))
+        return (a > b) - (a < b)
+    text_a, text_b = str(left), str(right)
+    return (text_a > text_b) - (text_a < text_b)

@@ -23,13 +23,13 @@ import sqlalchemy as sa
 from lorebase_core.changes import Change, DeleteLink, DeleteRecord, Origin, UpsertLink, UpsertRecord
 from lorebase_core.errors import Issue, StaleHead, ValuesInvalid
 from lorebase_core.records import check_values, derive, key_values, missing_required, record_key
-from lorebase_core.schema import Schema, canonical_json
+from lorebase_core.schema import RelationDef, Schema, canonical_json
 from lorebase_core.values import ValueProblem, format_datetime
 from lorebase_store import tables as t
 from lorebase_store.current import Current, current_links, current_records, links_touching
-from lorebase_store.engine import is_sqlite, write_transaction
-from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.domains import insert_domain
+from lorebase_store.engine import inserted_id, is_sqlite, write_transaction
+from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.schemas import save_schema, schema_by_digest
 from lorebase_store.views import load_branch, load_domain, revision_info, segments
 
@@ -87,43 +87,70 @@ class _Commit:
         connection, request = self.connection, self.request
         if request.create_domain:
             if request.schema is None:
-                raise ValuesInvalid("A new Domain needs a schema", [Issue("schema", "required", "missing")])
-            insert_domain(connection, request.schema, created_by=request.author,
-                          default_branch=request.default_branch, created_at=request.created_at)
+                raise ValuesInvalid(
+                    "A new Domain needs a schema", [Issue("schema", "required", "missing")]
+                )
+            insert_domain(
+                connection,
+                request.schema,
+                created_by=request.author,
+                default_branch=request.default_branch,
+                created_at=request.created_at,
+            )
         domain = load_domain(connection, request.domain)
         if not is_sqlite(connection):
-            connection.execute(sa.select(t.domains.c.id).where(t.domains.c.id == domain.id).with_for_update())
+            connection.execute(
+                sa.select(t.domains.c.id).where(t.domains.c.id == domain.id).with_for_update()
+            )
         branch = load_branch(connection, domain, request.branch or domain.default_branch)
         if not is_sqlite(connection):
-            connection.execute(sa.select(t.branches.c.id).where(t.branches.c.id == branch.id).with_for_update())
+            connection.execute(
+                sa.select(t.branches.c.id).where(t.branches.c.id == branch.id).with_for_update()
+            )
             branch = load_branch(connection, domain, branch.name)
         if request.expected_head is not None and request.expected_head != branch.head_revision:
             raise StaleHead(
                 f"Branch {branch.name!r} moved: its head is {branch.head_revision}, not {request.expected_head}",
-                branch=branch.name, head=branch.head_revision, expected_head=request.expected_head,
+                branch=branch.name,
+                head=branch.head_revision,
+                expected_head=request.expected_head,
             )
         parent = None
         if branch.head_revision is not None:
-            parent = revision_info(connection, connection.execute(
-                sa.select(t.revisions).where(t.revisions.c.id == branch.head_revision)).mappings().one())
-        old_digest = parent.schema_digest if parent else None
-        self.schema = request.schema or (schema_by_digest(connection, old_digest) if old_digest else None)
-        if self.schema is None:
-            raise ValuesInvalid("The branch has no schema yet; commit one with the first change set",
-                                [Issue("schema", "required", "missing")])
+            parent = revision_info(
+                connection,
+                connection.execute(
+                    sa.select(t.revisions).where(t.revisions.c.id == branch.head_revision)
+                )
+                .mappings()
+                .one(),
+            )
+        old_digest = parent.schema_digest if parent else str(domain.settings["initial_schema"])
+        self.schema: Schema = request.schema or schema_by_digest(connection, old_digest)
         if request.schema is not None:
             save_schema(connection, request.schema)
         self.branch, self.seq = branch, branch.head_seq + 1
         self.chain = segments(connection, branch, branch.head_seq)
         created_at = request.created_at or format_datetime(datetime.now(UTC))
-        self.revision_pk = connection.execute(
-            t.revisions.insert().values(
-                id=f"pending-{uuid.uuid4().hex}", domain_id=domain.id, branch_id=branch.id, seq=self.seq,
-                parents=[], generation=0, stats={}, origin_type=request.origin.type,
-                origin_ref=request.origin.ref, author=request.author, message=request.message,
-                created_at=created_at, schema_digest=self.schema.digest,
+        self.revision_pk = inserted_id(
+            connection.execute(
+                t.revisions.insert().values(
+                    id=f"pending-{uuid.uuid4().hex}",
+                    domain_id=domain.id,
+                    branch_id=branch.id,
+                    seq=self.seq,
+                    parents=[],
+                    generation=0,
+                    stats={},
+                    origin_type=request.origin.type,
+                    origin_ref=request.origin.ref,
+                    author=request.author,
+                    message=request.message,
+                    created_at=created_at,
+                    schema_digest=self.schema.digest,
+                )
             )
-        ).inserted_primary_key[0]
+        )
         for batch in _batches(changes, request.batch_size):
             self._apply_batch(batch)
             if len(self.issues) >= request.max_issues:
@@ -131,20 +158,30 @@ class _Commit:
         self._check_unique()
         if self.issues:
             shown = self.issues[: request.max_issues]
-            raise ValuesInvalid(f"The changes were refused: {len(shown)} problem(s); nothing was written", shown)
+            raise ValuesInvalid(
+                f"The changes were refused: {len(shown)} problem(s); nothing was written", shown
+            )
         schema_changed = self.schema.digest != old_digest
         if self.count == 0 and not schema_changed:
             connection.rollback()
             return CommitResult(None, 0, {})
         return self._finish(domain.id, parent, created_at, schema_changed)
 
-    def _finish(self, domain_id: int, parent: RevisionInfo | None, created_at: str, schema_changed: bool) -> CommitResult:
+    def _finish(
+        self, domain_id: int, parent: RevisionInfo | None, created_at: str, schema_changed: bool
+    ) -> CommitResult:
         request, tally = self.request, self.tally
         parents = [parent.id] if parent else []
-        header = canonical_json({
-            "parents": parents, "author": request.author, "message": request.message,
-            "origin": request.origin.to_json(), "created_at": created_at, "schema": self.schema.digest,
-        })
+        header = canonical_json(
+            {
+                "parents": parents,
+                "author": request.author,
+                "message": request.message,
+                "origin": request.origin.to_json(),
+                "created_at": created_at,
+                "schema": self.schema.digest,
+            }
+        )
         revision_id = hashlib.sha256(header.encode() + b"\n" + self.digest.digest()).hexdigest()
         stats = {
             "changes": self.count,
@@ -154,28 +191,52 @@ class _Commit:
         }
         generation = parent.generation + 1 if parent else 1
         self.connection.execute(
-            t.revisions.update().where(t.revisions.c.pk == self.revision_pk)
+            t.revisions.update()
+            .where(t.revisions.c.pk == self.revision_pk)
             .values(id=revision_id, parents=parents, generation=generation, stats=stats)
         )
         self.connection.execute(
-            t.branches.update().where(t.branches.c.id == self.branch.id)
+            t.branches.update()
+            .where(t.branches.c.id == self.branch.id)
             .values(head_seq=self.seq, head_revision=revision_id)
         )
         payload = {
-            "type": "revision.committed", "domain": request.domain, "branch": self.branch.name,
-            "revision": revision_id, "parents": parents, "generation": generation,
-            "author": request.author, "message": request.message, "origin": request.origin.to_json(),
+            "type": "revision.committed",
+            "domain": request.domain,
+            "branch": self.branch.name,
+            "revision": revision_id,
+            "parents": parents,
+            "generation": generation,
+            "author": request.author,
+            "message": request.message,
+            "origin": request.origin.to_json(),
             "stats": {"partitions_changed": stats["partitions_changed"], "changes": self.count},
-            "created_at": created_at, "kinds": dict(sorted(tally.kinds.items())),
-            "relations": dict(sorted(tally.relations.items())), "schema_changed": schema_changed,
+            "created_at": created_at,
+            "kinds": dict(sorted(tally.kinds.items())),
+            "relations": dict(sorted(tally.relations.items())),
+            "schema_changed": schema_changed,
             "keys": {kind: sorted(keys) for kind, keys in sorted(tally.keys.items())},
             "keys_truncated": tally.keys_truncated,
         }
-        sequence = self.connection.execute(
-            t.events.insert().values(domain_id=domain_id, branch_id=self.branch.id, type="revision.committed",
-                                     revision_id=revision_id, created_at=created_at, payload=payload)
-        ).inserted_primary_key[0]
-        row = self.connection.execute(sa.select(t.revisions).where(t.revisions.c.pk == self.revision_pk)).mappings().one()
+        sequence = inserted_id(
+            self.connection.execute(
+                t.events.insert().values(
+                    domain_id=domain_id,
+                    branch_id=self.branch.id,
+                    type="revision.committed",
+                    revision_id=revision_id,
+                    created_at=created_at,
+                    payload=payload,
+                )
+            )
+        )
+        row = (
+            self.connection.execute(
+                sa.select(t.revisions).where(t.revisions.c.pk == self.revision_pk)
+            )
+            .mappings()
+            .one()
+        )
         return CommitResult(revision_info(self.connection, row), self.count, stats, int(sequence))
 
     # -- batches -----------------------------------------------------------------------------
@@ -207,17 +268,33 @@ class _Commit:
             resolved = self._resolve_record(kind_name, change)
             if resolved is not None:
                 keyed.append(resolved)
-        current = current_records(self.connection, self.chain, kind_name, [key for key, _, _ in keyed])
+        current = current_records(
+            self.connection, self.chain, kind_name, [key for key, _, _ in keyed]
+        )
         writes = _Writes(self.branch.id)
         for key, change, values in keyed:
             before = current.get(key)
             if isinstance(change, DeleteRecord):
                 self._delete_record(kind_name, key, change, before, writes, current)
                 continue
-            if before is not None and before.own and before.from_seq == self.seq and self.request.duplicates == "refuse":
-                self._issue(change.source, "", f"{kind_name} {key!r} appears more than once", "record.duplicate")
+            if (
+                before is not None
+                and before.own
+                and before.from_seq == self.seq
+                and self.request.duplicates == "refuse"
+            ):
+                self._issue(
+                    change.source,
+                    "",
+                    f"{kind_name} {key!r} appears more than once",
+                    "record.duplicate",
+                )
                 continue
-            base = dict(before.values) if before is not None and not before.deleted and not change.replace else {}
+            base = (
+                dict(before.values)
+                if before is not None and not before.deleted and not change.replace
+                else {}
+            )
             base.update(values)
             merged = {name: value for name, value in base.items() if value is not None}
             missing = missing_required(kind.attributes, merged, kind.key)
@@ -230,24 +307,41 @@ class _Commit:
                 continue
             old_prov = before.provenance if before is not None and not before.deleted else {}
             old_values = before.values if before is not None and not before.deleted else {}
-            provenance = {name: old_prov[name] if name in old_prov and old_values.get(name) == value else self.revision_pk
-                          for name, value in merged.items()}
+            provenance = {
+                name: old_prov[name]
+                if name in old_prov and old_values.get(name) == value
+                else self.revision_pk
+                for name, value in merged.items()
+            }
             created = before is None or before.deleted
             self._count_record(kind_name, key, "created" if created else "updated")
             self._hash({"op": "upsert_record", "kind": kind_name, "key": key, "values": merged})
-            writes.put(before, self.seq, {"kind": kind_name, "record_key": key, "deleted": False,
-                                          "values_json": merged, "provenance_json": provenance})
+            writes.put(
+                before,
+                self.seq,
+                {
+                    "kind": kind_name,
+                    "record_key": key,
+                    "deleted": False,
+                    "values_json": merged,
+                    "provenance_json": provenance,
+                },
+            )
             current[key] = Current(-1, True, self.seq, False, merged, provenance)
             for name, attribute in kind.attributes.items():
                 if attribute.unique and merged.get(name) is not None:
                     self.unique_touched.setdefault((kind_name, name), set()).add(str(merged[name]))
         writes.flush(self.connection, t.records, self.revision_pk, self.seq)
 
-    def _resolve_record(self, kind_name: str, change: UpsertRecord | DeleteRecord) -> tuple[str, UpsertRecord | DeleteRecord, dict[str, Any]] | None:
+    def _resolve_record(
+        self, kind_name: str, change: UpsertRecord | DeleteRecord
+    ) -> tuple[str, UpsertRecord | DeleteRecord, dict[str, Any]] | None:
         kind = self.schema.kinds[kind_name]
         if isinstance(change, DeleteRecord):
             return change.key, change, {}
-        checked = check_values(kind.attributes, change.values, from_text=change.from_text, partial=True)
+        checked = check_values(
+            kind.attributes, change.values, from_text=change.from_text, partial=True
+        )
         for issue in checked.issues:
             self._issue(change.source, issue.path, issue.message, issue.code)
         if checked.issues:
@@ -260,54 +354,102 @@ class _Commit:
         if key is None:
             key = record_key(kind, values)
             if key is None:
-                self._issue(change.source, ",".join(kind.key), "the key needs a value", "value.required")
+                self._issue(
+                    change.source, ",".join(kind.key), "the key needs a value", "value.required"
+                )
                 return None
         else:
             try:
                 named = key_values(self.schema, kind_name, key)
             except (ValueProblem, ValueError) as exc:
-                self._issue(change.source, "key", f"{key!r} is not a key of {kind_name}: {exc}", "key.invalid")
+                self._issue(
+                    change.source,
+                    "key",
+                    f"{key!r} is not a key of {kind_name}: {exc}",
+                    "key.invalid",
+                )
                 return None
             for name, value in named.items():
                 if values.get(name) is not None and values[name] != value:
-                    self._issue(change.source, name, f"{values[name]!r} differs from the key {key!r}", "key.mismatch")
+                    self._issue(
+                        change.source,
+                        name,
+                        f"{values[name]!r} differs from the key {key!r}",
+                        "key.mismatch",
+                    )
                     return None
                 values[name] = value
             key = record_key(kind, values) or key
         return key, change, values
 
-    def _delete_record(self, kind_name: str, key: str, change: DeleteRecord, before: Current | None,
-                       writes: _Writes, current: dict[str, Current]) -> None:
+    def _delete_record(
+        self,
+        kind_name: str,
+        key: str,
+        change: DeleteRecord,
+        before: Current | None,
+        writes: _Writes,
+        current: dict[str, Current],
+    ) -> None:
         if before is None or before.deleted:
             self._issue(change.source, "", f"{kind_name} {key!r} does not exist", "record.missing")
             return
         self._count_record(kind_name, key, "deleted")
         self._hash({"op": "delete_record", "kind": kind_name, "key": key})
-        writes.put(before, self.seq, {"kind": kind_name, "record_key": key, "deleted": True,
-                                      "values_json": {}, "provenance_json": {}})
+        writes.put(
+            before,
+            self.seq,
+            {
+                "kind": kind_name,
+                "record_key": key,
+                "deleted": True,
+                "values_json": {},
+                "provenance_json": {},
+            },
+        )
         current[key] = Current(-1, True, self.seq, True, {}, {})
         for relation_name, relation in self.schema.relations.items():
-            for column, kind_of_end in (("from_key", relation.from_kind), ("to_key", relation.to_kind)):
+            for column, kind_of_end in (
+                ("from_key", relation.from_kind),
+                ("to_key", relation.to_kind),
+            ):
                 if kind_of_end != kind_name:
                     continue
                 writes.flush(self.connection, t.records, self.revision_pk, self.seq)
                 pairs = links_touching(self.connection, self.chain, relation_name, column, [key])
-                self._apply_links(relation_name, [DeleteLink(relation_name, f, to, source=change.source) for f, to in pairs])
+                self._apply_links(
+                    relation_name,
+                    [DeleteLink(relation_name, f, to, source=change.source) for f, to in pairs],
+                )
 
     def _apply_links(self, relation_name: str, changes: list[UpsertLink | DeleteLink]) -> None:
         relation = self.schema.relations.get(relation_name)
         if relation is None:
             for change in changes:
-                self._issue(change.source, "", f"Relation {relation_name!r} does not exist", "relation.unknown")
+                self._issue(
+                    change.source,
+                    "",
+                    f"Relation {relation_name!r} does not exist",
+                    "relation.unknown",
+                )
             return
         endpoints: dict[str, set[str]] = {relation.from_kind: set(), relation.to_kind: set()}
         for change in changes:
             if isinstance(change, UpsertLink):
                 endpoints[relation.from_kind].add(change.from_key)
                 endpoints[relation.to_kind].add(change.to_key)
-        live = {kind: {key for key, found in current_records(self.connection, self.chain, kind, keys).items() if not found.deleted}
-                for kind, keys in endpoints.items() if keys}
-        current = current_links(self.connection, self.chain, relation_name, [(c.from_key, c.to_key) for c in changes])
+        live = {
+            kind: {
+                key
+                for key, found in current_records(self.connection, self.chain, kind, keys).items()
+                if not found.deleted
+            }
+            for kind, keys in endpoints.items()
+            if keys
+        }
+        current = current_links(
+            self.connection, self.chain, relation_name, [(c.from_key, c.to_key) for c in changes]
+        )
         writes = _Writes(self.branch.id)
         touched_from: set[str] = set()
         touched_to: set[str] = set()
@@ -316,34 +458,20 @@ class _Commit:
             before = current.get(pair)
             if isinstance(change, DeleteLink):
                 if before is None or before.deleted:
-                    self._issue(change.source, "", f"{relation_name} link {pair[0]!r} -> {pair[1]!r} does not exist", "link.missing")
+                    self._issue(
+                        change.source,
+                        "",
+                        f"{relation_name} link {pair[0]!r} -> {pair[1]!r} does not exist",
+                        "link.missing",
+                    )
                     continue
                 values: dict[str, Any] = {}
                 deleted = True
             else:
-                problem = False
-                for end, kind, key in (("from", relation.from_kind, change.from_key), ("to", relation.to_kind, change.to_key)):
-                    if key not in live.get(kind, set()):
-                        self._issue(change.source, end, f"{kind} {key!r} does not exist", "link.endpoint")
-                        problem = True
-                checked = check_values(relation.attributes, change.values, from_text=change.from_text, partial=True)
-                for issue in checked.issues:
-                    self._issue(change.source, issue.path, issue.message, issue.code)
-                if problem or checked.issues:
+                upserted = self._link_values(relation, change, before, live)
+                if upserted is None:
                     continue
-                base = dict(before.values) if before is not None and not before.deleted and not change.replace else {}
-                base.update(checked.values)
-                for name, raw in change.values.items():
-                    if raw is None or (change.from_text and raw == ""):
-                        base.pop(name, None)
-                values = base
-                missing = missing_required(relation.attributes, values)
-                if missing:
-                    for issue in missing:
-                        self._issue(change.source, issue.path, issue.message, issue.code)
-                    continue
-                if before is not None and not before.deleted and before.values == values:
-                    continue
+                values = upserted
                 deleted = False
                 touched_from.add(change.from_key)
                 touched_to.add(change.to_key)
@@ -351,17 +479,77 @@ class _Commit:
             self.count += 1
             self.tally.relations[relation_name] += 1
             self.tally.links["deleted" if deleted else "created" if created else "updated"] += 1
-            self._hash({"op": "delete_link" if deleted else "upsert_link", "relation": relation_name,
-                        "from": pair[0], "to": pair[1], "values": values})
-            writes.put(before, self.seq, {"relation": relation_name, "from_key": pair[0], "to_key": pair[1],
-                                          "deleted": deleted, "values_json": values,
-                                          "provenance_json": {}})
+            self._hash(
+                {
+                    "op": "delete_link" if deleted else "upsert_link",
+                    "relation": relation_name,
+                    "from": pair[0],
+                    "to": pair[1],
+                    "values": values,
+                }
+            )
+            writes.put(
+                before,
+                self.seq,
+                {
+                    "relation": relation_name,
+                    "from_key": pair[0],
+                    "to_key": pair[1],
+                    "deleted": deleted,
+                    "values_json": values,
+                    "provenance_json": {},
+                },
+            )
             current[pair] = Current(-1, True, self.seq, deleted, values, {})
         writes.flush(self.connection, t.links, self.revision_pk, self.seq)
-        self._check_cardinality(relation_name, relation.cardinality, touched_from, touched_to, changes)
+        self._check_cardinality(
+            relation_name, relation.cardinality, touched_from, touched_to, changes
+        )
 
-    def _check_cardinality(self, relation_name: str, cardinality: str, touched_from: set[str], touched_to: set[str],
-                           changes: list[UpsertLink | DeleteLink]) -> None:
+    def _link_values(
+        self,
+        relation: RelationDef,
+        change: UpsertLink,
+        before: Current | None,
+        live: dict[str, set[str]],
+    ) -> dict[str, Any] | None:
+        """The new values of an upserted Link, or None when it is refused or changes nothing."""
+        problem = False
+        for end, kind, key in (
+            ("from", relation.from_kind, change.from_key),
+            ("to", relation.to_kind, change.to_key),
+        ):
+            if key not in live.get(kind, set()):
+                self._issue(change.source, end, f"{kind} {key!r} does not exist", "link.endpoint")
+                problem = True
+        checked = check_values(
+            relation.attributes, change.values, from_text=change.from_text, partial=True
+        )
+        for issue in checked.issues:
+            self._issue(change.source, issue.path, issue.message, issue.code)
+        if problem or checked.issues:
+            return None
+        alive = before is not None and not before.deleted
+        values = dict(before.values) if before is not None and alive and not change.replace else {}
+        values.update(checked.values)
+        for name, raw in change.values.items():
+            if raw is None or (change.from_text and raw == ""):
+                values.pop(name, None)
+        missing = missing_required(relation.attributes, values)
+        for issue in missing:
+            self._issue(change.source, issue.path, issue.message, issue.code)
+        if missing or (before is not None and alive and before.values == values):
+            return None
+        return values
+
+    def _check_cardinality(
+        self,
+        relation_name: str,
+        cardinality: str,
+        touched_from: set[str],
+        touched_to: set[str],
+        changes: list[UpsertLink | DeleteLink],
+    ) -> None:
         sources = {(c.from_key, c.to_key): c.source for c in changes}
         limits = []
         if cardinality in {"many_to_one", "one_to_one"}:
@@ -375,16 +563,30 @@ class _Commit:
             per_key = Counter(pair[0] if column == "from_key" else pair[1] for pair in pairs)
             for key, count in sorted(per_key.items()):
                 if count > 1:
-                    offending = [p for p in pairs if (p[0] if column == "from_key" else p[1]) == key]
+                    offending = [
+                        p for p in pairs if (p[0] if column == "from_key" else p[1]) == key
+                    ]
                     source = next((sources[p] for p in offending if p in sources), "")
-                    self._issue(source, end, f"{relation_name} is {cardinality}: {key!r} would have {count} Links", "link.cardinality")
+                    self._issue(
+                        source,
+                        end,
+                        f"{relation_name} is {cardinality}: {key!r} would have {count} Links",
+                        "link.cardinality",
+                    )
 
     def _check_unique(self) -> None:
         from lorebase_store.reads import duplicate_values
 
         for (kind_name, attribute), values in sorted(self.unique_touched.items()):
-            for value, keys in duplicate_values(self.connection, self.chain, kind_name, attribute, values):
-                self._issue(f"{kind_name} {', '.join(keys)}", attribute, f"{value!r} is not unique: {', '.join(keys)} share it", "value.unique")
+            for value, keys in duplicate_values(
+                self.connection, self.chain, kind_name, attribute, values
+            ):
+                self._issue(
+                    f"{kind_name} {', '.join(keys)}",
+                    attribute,
+                    f"{value!r} is not unique: {', '.join(keys)} share it",
+                    "value.unique",
+                )
 
     def _count_record(self, kind_name: str, key: str, change: str) -> None:
         self.count += 1
@@ -416,7 +618,10 @@ class _Writes:
                 self.rewrite[before.row_id] = row
             else:
                 for pending in reversed(self.insert):
-                    if all(pending.get(k) == row.get(k) for k in ("kind", "record_key", "relation", "from_key", "to_key")):
+                    if all(
+                        pending.get(k) == row.get(k)
+                        for k in ("kind", "record_key", "relation", "from_key", "to_key")
+                    ):
                         pending.update(row)
                         break
             return
@@ -426,14 +631,26 @@ class _Writes:
 
     def flush(self, connection: sa.Connection, table: sa.Table, revision_pk: int, seq: int) -> None:
         if self.close:
-            connection.execute(table.update().where(table.c.id == sa.bindparam("row_id")).values(to_seq=seq),
-                               [{"row_id": row_id} for row_id in self.close])
+            connection.execute(
+                table.update().where(table.c.id == sa.bindparam("row_id")).values(to_seq=seq),
+                [{"row_id": row_id} for row_id in self.close],
+            )
         for row_id, row in self.rewrite.items():
-            connection.execute(table.update().where(table.c.id == row_id).values(
-                deleted=row["deleted"], values_json=row["values_json"], provenance_json=row["provenance_json"]))
+            connection.execute(
+                table.update()
+                .where(table.c.id == row_id)
+                .values(
+                    deleted=row["deleted"],
+                    values_json=row["values_json"],
+                    provenance_json=row["provenance_json"],
+                )
+            )
         if self.insert:
             branch_columns = {"from_seq": seq, "to_seq": None, "revision_pk": revision_pk}
-            connection.execute(table.insert(), [{**row, **branch_columns, "branch_id": self.branch_id} for row in self.insert])
+            connection.execute(
+                table.insert(),
+                [{**row, **branch_columns, "branch_id": self.branch_id} for row in self.insert],
+            )
         self.close, self.rewrite, self.insert = [], {}, []
 
 

@@ -31,7 +31,9 @@ def _chunks(items: list[Any]) -> Iterable[list[Any]]:
         yield items[start : start + _CHUNK]
 
 
-def current_records(connection: sa.Connection, chain: tuple[Segment, ...], kind: str, keys: Iterable[str]) -> dict[str, Current]:
+def current_records(
+    connection: sa.Connection, chain: tuple[Segment, ...], kind: str, keys: Iterable[str]
+) -> dict[str, Current]:
     found: dict[str, Current] = {}
     remaining = sorted(set(keys))
     table = t.records
@@ -40,13 +42,26 @@ def current_records(connection: sa.Connection, chain: tuple[Segment, ...], kind:
             break
         for chunk in _chunks(remaining):
             rows = connection.execute(
-                sa.select(table.c.id, table.c.record_key, table.c.from_seq, table.c.deleted,
-                          table.c.values_json, table.c.provenance_json)
-                .where(visible(table, segment), table.c.kind == kind, table.c.record_key.in_(chunk))
+                sa.select(
+                    table.c.id,
+                    table.c.record_key,
+                    table.c.from_seq,
+                    table.c.deleted,
+                    table.c.values_json,
+                    table.c.provenance_json,
+                ).where(
+                    visible(table, segment), table.c.kind == kind, table.c.record_key.in_(chunk)
+                )
             ).all()
             for row in rows:
-                found[row.record_key] = Current(row.id, index == 0, row.from_seq, row.deleted,
-                                                dict(row.values_json), dict(row.provenance_json))
+                found[row.record_key] = Current(
+                    row.id,
+                    index == 0,
+                    row.from_seq,
+                    row.deleted,
+                    dict(row.values_json),
+                    dict(row.provenance_json),
+                )
         remaining = [key for key in remaining if key not in found]
     return found
 
@@ -54,7 +69,9 @@ def current_records(connection: sa.Connection, chain: tuple[Segment, ...], kind:
 LinkId = tuple[str, str]
 
 
-def current_links(connection: sa.Connection, chain: tuple[Segment, ...], relation: str, pairs: Iterable[LinkId]) -> dict[LinkId, Current]:
+def current_links(
+    connection: sa.Connection, chain: tuple[Segment, ...], relation: str, pairs: Iterable[LinkId]
+) -> dict[LinkId, Current]:
     found: dict[LinkId, Current] = {}
     remaining = sorted(set(pairs))
     table = t.links
@@ -66,21 +83,41 @@ def current_links(connection: sa.Connection, chain: tuple[Segment, ...], relatio
             by_from.setdefault(from_key, set()).add(to_key)
         for chunk in _chunks(sorted(by_from)):
             rows = connection.execute(
-                sa.select(table.c.id, table.c.from_key, table.c.to_key, table.c.from_seq, table.c.deleted,
-                          table.c.values_json, table.c.provenance_json)
-                .where(visible(table, segment), table.c.relation == relation, table.c.from_key.in_(chunk))
+                sa.select(
+                    table.c.id,
+                    table.c.from_key,
+                    table.c.to_key,
+                    table.c.from_seq,
+                    table.c.deleted,
+                    table.c.values_json,
+                    table.c.provenance_json,
+                ).where(
+                    visible(table, segment),
+                    table.c.relation == relation,
+                    table.c.from_key.in_(chunk),
+                )
             ).all()
             for row in rows:
                 pair = (row.from_key, row.to_key)
                 if row.to_key in by_from.get(row.from_key, ()) and pair not in found:
-                    found[pair] = Current(row.id, index == 0, row.from_seq, row.deleted,
-                                          dict(row.values_json), dict(row.provenance_json))
+                    found[pair] = Current(
+                        row.id,
+                        index == 0,
+                        row.from_seq,
+                        row.deleted,
+                        dict(row.values_json),
+                        dict(row.provenance_json),
+                    )
         remaining = [pair for pair in remaining if pair not in found]
     return found
 
 
 def links_touching(
-    connection: sa.Connection, chain: tuple[Segment, ...], relation: str, column: str, keys: list[str]
+    connection: sa.Connection,
+    chain: tuple[Segment, ...],
+    relation: str,
+    column: str,
+    keys: list[str],
 ) -> list[tuple[str, str]]:
     """Visible, live Links of `relation` whose `column` (from_key or to_key) is one of `keys`."""
     table = t.links
@@ -89,8 +126,11 @@ def links_touching(
     for segment in chain:
         for chunk in _chunks(sorted(set(keys))):
             rows = connection.execute(
-                sa.select(table.c.from_key, table.c.to_key, table.c.deleted)
-                .where(visible(table, segment), table.c.relation == relation, table.c[column].in_(chunk))
+                sa.select(table.c.from_key, table.c.to_key, table.c.deleted).where(
+                    visible(table, segment),
+                    table.c.relation == relation,
+                    table.c[column].in_(chunk),
+                )
             ).all()
             for row in rows:
                 pair = (row.from_key, row.to_key)
@@ -100,9 +140,12 @@ def links_touching(
         # rows a nearer segment touched shadow the base, whether or not they are visible there
         for chunk in _chunks(sorted(set(keys))):
             touched = connection.execute(
-                sa.select(table.c.from_key, table.c.to_key)
-                .where(table.c.branch_id == segment.branch_id, table.c.relation == relation,
-                       table.c[column].in_(chunk), table.c.from_seq <= segment.upto)
+                sa.select(table.c.from_key, table.c.to_key).where(
+                    table.c.branch_id == segment.branch_id,
+                    table.c.relation == relation,
+                    table.c[column].in_(chunk),
+                    table.c.from_seq <= segment.upto,
+                )
             ).all()
             seen.update((row.from_key, row.to_key) for row in touched)
     return sorted(pair for pair, live in result.items() if live)

@@ -6,11 +6,13 @@ import sqlalchemy as sa
 
 from lorebase_store import tables as t
 from lorebase_store.current import current_links, current_records
-from lorebase_store.results import Diff, DiffEntry
+from lorebase_store.results import Diff, DiffEntry, Values
 from lorebase_store.views import Segment
 
 
-def _touched(connection: sa.Connection, mine: tuple[Segment, ...], other: tuple[Segment, ...]) -> tuple[set[tuple[str, str]], set[tuple[str, str, str]]]:
+def _touched(
+    connection: sa.Connection, mine: tuple[Segment, ...], other: tuple[Segment, ...]
+) -> tuple[set[tuple[str, str]], set[tuple[str, str, str]]]:
     """Records and Links written in the part of `mine` that `other` does not share."""
     shared = {segment.branch_id: segment.upto for segment in other}
     records: set[tuple[str, str]] = set()
@@ -22,27 +24,42 @@ def _touched(connection: sa.Connection, mine: tuple[Segment, ...], other: tuple[
         low = min(low, segment.upto)
         for row in connection.execute(
             sa.select(t.records.c.kind, t.records.c.record_key).where(
-                t.records.c.branch_id == segment.branch_id, t.records.c.from_seq > low, t.records.c.from_seq <= segment.upto)
+                t.records.c.branch_id == segment.branch_id,
+                t.records.c.from_seq > low,
+                t.records.c.from_seq <= segment.upto,
+            )
         ):
             records.add((row.kind, row.record_key))
-        for row in connection.execute(
+        for link_row in connection.execute(
             sa.select(t.links.c.relation, t.links.c.from_key, t.links.c.to_key).where(
-                t.links.c.branch_id == segment.branch_id, t.links.c.from_seq > low, t.links.c.from_seq <= segment.upto)
+                t.links.c.branch_id == segment.branch_id,
+                t.links.c.from_seq > low,
+                t.links.c.from_seq <= segment.upto,
+            )
         ):
-            links.add((row.relation, row.from_key, row.to_key))
+            links.add((link_row.relation, link_row.from_key, link_row.to_key))
     return records, links
 
 
-def _entry(ref: str, before: dict[str, object] | None, after: dict[str, object] | None) -> DiffEntry | None:
+def _entry(ref: str, before: Values | None, after: Values | None) -> DiffEntry | None:
     if before == after:
         return None
     change = "created" if before is None else "deleted" if after is None else "modified"
-    names = sorted(name for name in set(before or {}) | set(after or {}) if (before or {}).get(name) != (after or {}).get(name))
+    names = sorted(
+        name
+        for name in set(before or {}) | set(after or {})
+        if (before or {}).get(name) != (after or {}).get(name)
+    )
     return DiffEntry(ref, change, names, before, after)
 
 
-def diff(connection: sa.Connection, from_chain: tuple[Segment, ...], to_chain: tuple[Segment, ...],
-         from_revision: str, to_revision: str) -> Diff:
+def diff(
+    connection: sa.Connection,
+    from_chain: tuple[Segment, ...],
+    to_chain: tuple[Segment, ...],
+    from_revision: str,
+    to_revision: str,
+) -> Diff:
     records_a, links_a = _touched(connection, from_chain, to_chain)
     records_b, links_b = _touched(connection, to_chain, from_chain)
     record_entries: list[DiffEntry] = []
@@ -54,8 +71,11 @@ def diff(connection: sa.Connection, from_chain: tuple[Segment, ...], to_chain: t
         after = current_records(connection, to_chain, kind, keys)
         for key in sorted(keys):
             old, new = before.get(key), after.get(key)
-            entry = _entry(f"{kind}/{key}", old.values if old and not old.deleted else None,
-                           new.values if new and not new.deleted else None)
+            entry = _entry(
+                f"{kind}/{key}",
+                old.values if old and not old.deleted else None,
+                new.values if new and not new.deleted else None,
+            )
             if entry is not None:
                 record_entries.append(entry)
     link_entries: list[DiffEntry] = []
@@ -67,9 +87,11 @@ def diff(connection: sa.Connection, from_chain: tuple[Segment, ...], to_chain: t
         after_links = current_links(connection, to_chain, relation, pairs)
         for pair in sorted(pairs):
             old_link, new_link = before_links.get(pair), after_links.get(pair)
-            entry = _entry(f"{relation}:{pair[0]}->{pair[1]}",
-                           old_link.values if old_link and not old_link.deleted else None,
-                           new_link.values if new_link and not new_link.deleted else None)
+            entry = _entry(
+                f"{relation}:{pair[0]}->{pair[1]}",
+                old_link.values if old_link and not old_link.deleted else None,
+                new_link.values if new_link and not new_link.deleted else None,
+            )
             if entry is not None:
                 link_entries.append(entry)
     return Diff(from_revision, to_revision, record_entries, link_entries)

@@ -12,6 +12,7 @@ from lorebase_core.errors import AlreadyExists, BadRequest
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.engine import inserted_id
 from lorebase_store.results import DomainInfo
 from lorebase_store.schemas import save_schema
 from lorebase_store.views import load_domain
@@ -22,25 +23,54 @@ BRANCH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}$")
 def check_branch_name(name: str) -> None:
     """Branch and tag names: letters, digits and `. _ / -`, no `..`, no empty path segment."""
     if not BRANCH_NAME.match(name) or ".." in name or name.endswith("/") or "//" in name:
-        raise BadRequest(f"{name!r} is not a branch or tag name: use letters, digits and . _ / -, "
-                         "start with a letter or digit, and no '..' or empty segments")
+        raise BadRequest(
+            f"{name!r} is not a branch or tag name: use letters, digits and . _ / -, "
+            "start with a letter or digit, and no '..' or empty segments"
+        )
 
 
-def insert_domain(connection: sa.Connection, schema: Schema, *, created_by: str, default_branch: str = "main",
-                  settings: dict[str, Any] | None = None, created_at: str | None = None) -> DomainInfo:
+def insert_domain(
+    connection: sa.Connection,
+    schema: Schema,
+    *,
+    created_by: str,
+    default_branch: str = "main",
+    settings: dict[str, Any] | None = None,
+    created_at: str | None = None,
+) -> DomainInfo:
     """A new Domain with its default branch (protected, empty until its first commit)."""
     check_branch_name(default_branch)
-    exists = connection.execute(sa.select(t.domains.c.id).where(t.domains.c.name == schema.domain.name)).scalar()
+    exists = connection.execute(
+        sa.select(t.domains.c.id).where(t.domains.c.name == schema.domain.name)
+    ).scalar()
     if exists is not None:
         raise AlreadyExists(f"Domain {schema.domain.name!r} already exists")
     at = created_at or format_datetime(datetime.now(UTC))
     save_schema(connection, schema)
-    domain_id = connection.execute(t.domains.insert().values(
-        name=schema.domain.name, default_branch=default_branch, created_at=at, created_by=created_by,
-        settings={**(settings or {}), "initial_schema": schema.digest},
-    )).inserted_primary_key[0]
-    connection.execute(t.branches.insert().values(
-        domain_id=domain_id, name=default_branch, mode="copy", head_seq=0, head_revision=None,
-        base_branch_id=None, base_seq=None, protected=True, created_at=at, created_by=created_by, deleted=False,
-    ))
+    domain_id = inserted_id(
+        connection.execute(
+            t.domains.insert().values(
+                name=schema.domain.name,
+                default_branch=default_branch,
+                created_at=at,
+                created_by=created_by,
+                settings={**(settings or {}), "initial_schema": schema.digest},
+            )
+        )
+    )
+    connection.execute(
+        t.branches.insert().values(
+            domain_id=domain_id,
+            name=default_branch,
+            mode="copy",
+            head_seq=0,
+            head_revision=None,
+            base_branch_id=None,
+            base_seq=None,
+            protected=True,
+            created_at=at,
+            created_by=created_by,
+            deleted=False,
+        )
+    )
     return load_domain(connection, schema.domain.name)

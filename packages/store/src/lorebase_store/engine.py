@@ -34,7 +34,10 @@ def create_store_engine(url: str, *, pool_size: int = 5, busy_timeout_ms: int = 
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
     return sa.create_engine(
-        url, json_serializer=_json_dumps, pool_size=pool_size, pool_pre_ping=True,
+        url,
+        json_serializer=_json_dumps,
+        pool_size=pool_size,
+        pool_pre_ping=True,
         connect_args={"options": "-c timezone=UTC"} if "options=" not in url else {},
     )
 
@@ -86,3 +89,11 @@ def read_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
             connection = connection.execution_options(isolation_level="REPEATABLE READ")
         with connection.begin():
             yield connection
+
+
+def inserted_id(result: sa.CursorResult[Any]) -> int:
+    """The primary key of the row an INSERT made."""
+    key = result.inserted_primary_key
+    if key is None:  # pragma: no cover - every table here has an integer primary key
+        raise RuntimeError("the INSERT returned no primary key")
+    return int(key[0])

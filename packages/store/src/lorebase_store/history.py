@@ -23,13 +23,26 @@ def _versions(connection: sa.Connection, view: View, kind: str, key: str) -> lis
     """Every version of the Record the view's history holds, newest first."""
     found: list[dict[str, Any]] = []
     for segment in view.segments:
-        rows = connection.execute(
-            sa.select(t.records.c.from_seq, t.records.c.revision_pk, t.records.c.deleted,
-                      t.records.c.values_json, t.records.c.provenance_json)
-            .where(t.records.c.branch_id == segment.branch_id, t.records.c.kind == kind,
-                   t.records.c.record_key == key, t.records.c.from_seq <= segment.upto)
-            .order_by(t.records.c.from_seq.desc())
-        ).mappings().all()
+        rows = (
+            connection.execute(
+                sa.select(
+                    t.records.c.from_seq,
+                    t.records.c.revision_pk,
+                    t.records.c.deleted,
+                    t.records.c.values_json,
+                    t.records.c.provenance_json,
+                )
+                .where(
+                    t.records.c.branch_id == segment.branch_id,
+                    t.records.c.kind == kind,
+                    t.records.c.record_key == key,
+                    t.records.c.from_seq <= segment.upto,
+                )
+                .order_by(t.records.c.from_seq.desc())
+            )
+            .mappings()
+            .all()
+        )
         found.extend(dict(row) for row in rows)
     return found
 
@@ -37,7 +50,11 @@ def _versions(connection: sa.Connection, view: View, kind: str, key: str) -> lis
 def _revisions(connection: sa.Connection, pks: list[int]) -> dict[int, RevisionInfo]:
     if not pks:
         return {}
-    rows = connection.execute(sa.select(t.revisions).where(t.revisions.c.pk.in_(sorted(set(pks))))).mappings().all()
+    rows = (
+        connection.execute(sa.select(t.revisions).where(t.revisions.c.pk.in_(sorted(set(pks)))))
+        .mappings()
+        .all()
+    )
     return {row["pk"]: revision_info(connection, row) for row in rows}
 
 
@@ -55,14 +72,24 @@ def decode_cursor(cursor: str) -> int:
         padded = cursor + "=" * (-len(cursor) % 4)
         position = json.loads(base64.urlsafe_b64decode(padded.encode()))["p"]
     except (ValueError, KeyError, TypeError) as exc:
-        raise BadRequest(f"cursor {cursor!r} is not one this server issued", code_detail="bad-cursor") from exc
+        raise BadRequest(
+            f"cursor {cursor!r} is not one this server issued", code_detail="bad-cursor"
+        ) from exc
     if not isinstance(position, int) or position < 0:
         raise BadRequest(f"cursor {cursor!r} is not one this server issued")
     return position
 
 
-def history(connection: sa.Connection, view: View, kind: str, key: str, *, limit: int,
-            cursor: str | None = None, with_values: bool = False) -> HistoryPage:
+def history(
+    connection: sa.Connection,
+    view: View,
+    kind: str,
+    key: str,
+    *,
+    limit: int,
+    cursor: str | None = None,
+    with_values: bool = False,
+) -> HistoryPage:
     """The changes of one Record, newest first; a deleted Record keeps its history."""
     versions = _versions(connection, view, kind, key)
     if not versions:
@@ -77,13 +104,22 @@ def history(connection: sa.Connection, view: View, kind: str, key: str, *, limit
         after = None if row["deleted"] else dict(row["values_json"])
         change = "deleted" if row["deleted"] else "created" if before is None else "updated"
         attributes = _changed(before, after or {})
-        entries.append(HistoryEntry(revisions[row["revision_pk"]], change, attributes,
-                                    before if with_values else None, after if with_values else None))
+        entries.append(
+            HistoryEntry(
+                revisions[row["revision_pk"]],
+                change,
+                attributes,
+                before if with_values else None,
+                after if with_values else None,
+            )
+        )
     more = start + limit < len(versions)
     return HistoryPage(entries, encode_cursor(start + limit) if more else None)
 
 
-def lineage(connection: sa.Connection, view: View, kind: str, key: str, *, count_max: int) -> Lineage:
+def lineage(
+    connection: sa.Connection, view: View, kind: str, key: str, *, count_max: int
+) -> Lineage:
     """Where each current value of a Record came from (the materialized provenance)."""
     versions = _versions(connection, view, kind, key)
     if not versions or versions[0]["deleted"]:
@@ -91,8 +127,14 @@ def lineage(connection: sa.Connection, view: View, kind: str, key: str, *, count
     provenance = {name: int(pk) for name, pk in dict(versions[0]["provenance_json"]).items()}
     revisions = _revisions(connection, list(provenance.values()))
     attributes = {
-        name: Provenance(revisions[pk].id, revisions[pk].origin_type, revisions[pk].origin_ref,
-                         revisions[pk].author, revisions[pk].created_at, revisions[pk].message)
+        name: Provenance(
+            revisions[pk].id,
+            revisions[pk].origin_type,
+            revisions[pk].origin_ref,
+            revisions[pk].author,
+            revisions[pk].created_at,
+            revisions[pk].message,
+        )
         for name, pk in sorted(provenance.items())
     }
     return Lineage(kind, key, attributes, min(len(versions), count_max), len(versions) > count_max)

@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from lorebase_core.changes import Change, Origin, UpsertLink, UpsertRecord, parse_changes
-from lorebase_core.errors import ImportInvalid, Issue, InvalidInput, SchemaInvalid, ValuesInvalid
+from lorebase_core.errors import ImportInvalid, InvalidInput, Issue, SchemaInvalid, ValuesInvalid
 from lorebase_core.schema import Schema, load_schema
 from lorebase_core.schema.yaml_text import parse_yaml
 from lorebase_store.commits import CommitRequest
@@ -57,9 +57,17 @@ class _Manifest:
     default_branch: str
 
 
-def import_directory(store: Store, directory: Path, *, author: str | None = None, message: str | None = None,
-                     branch: str | None = None, create_only: bool = False, batch_size: int = 1000,
-                     max_issues: int = 1000) -> ImportResult:
+def import_directory(
+    store: Store,
+    directory: Path,
+    *,
+    author: str | None = None,
+    message: str | None = None,
+    branch: str | None = None,
+    create_only: bool = False,
+    batch_size: int = 1000,
+    max_issues: int = 1000,
+) -> ImportResult:
     """Import DIR into its Domain (created when new). Raises `ImportInvalid` listing every problem."""
     directory = directory.resolve()
     schema = _read_schema(directory)
@@ -69,34 +77,53 @@ def import_directory(store: Store, directory: Path, *, author: str | None = None
         return ImportResult(manifest.domain, created=False, skipped=True)
     files = _data_files(directory, schema)
     request = CommitRequest(
-        domain=manifest.domain, branch=branch, author=manifest.author, message=manifest.message,
-        origin=Origin("import", manifest.origin_ref), created_at=manifest.time, schema=schema,
-        duplicates="refuse", batch_size=batch_size, max_issues=max_issues, create_domain=not exists,
+        domain=manifest.domain,
+        branch=branch,
+        author=manifest.author,
+        message=manifest.message,
+        origin=Origin("import", manifest.origin_ref),
+        created_at=manifest.time,
+        schema=schema,
+        duplicates="refuse",
+        batch_size=batch_size,
+        max_issues=max_issues,
+        create_domain=not exists,
         default_branch=manifest.default_branch,
     )
     try:
         result = store.commit(request, _changes(directory, files, schema))
     except ValuesInvalid as exc:
-        raise ImportInvalid(f"Import of {directory.name} refused: {len(exc.issues)} problem(s); nothing was written",
-                            exc.issues) from exc
+        raise ImportInvalid(
+            f"Import of {directory.name} refused: {len(exc.issues)} problem(s); nothing was written",
+            exc.issues,
+        ) from exc
     revisions = [result.revision] if result.revision else []
     changes = result.changes
     if not exists:
         for revision in _replay(store, directory, manifest, branch):
             revisions.append(revision)
             changes += revision.stats.get("changes", 0)
-    return ImportResult(manifest.domain, created=not exists, skipped=False, revisions=revisions, changes=changes)
+    return ImportResult(
+        manifest.domain, created=not exists, skipped=False, revisions=revisions, changes=changes
+    )
 
 
 def _read_schema(directory: Path) -> Schema:
     path = directory / "schema.yaml"
     if not path.is_file():
-        raise ImportInvalid(f"{directory} has no schema.yaml", [Issue("schema.yaml", "file not found", "missing")])
+        raise ImportInvalid(
+            f"{directory} has no schema.yaml", [Issue("schema.yaml", "file not found", "missing")]
+        )
     try:
         return load_schema(path.read_text(encoding="utf-8"))
     except SchemaInvalid as exc:
-        raise ImportInvalid(f"schema.yaml has {len(exc.issues)} problem(s)",
-                            [Issue(f"schema.yaml {issue.path}".strip(), issue.message, issue.code) for issue in exc.issues]) from exc
+        raise ImportInvalid(
+            f"schema.yaml has {len(exc.issues)} problem(s)",
+            [
+                Issue(f"schema.yaml {issue.path}".strip(), issue.message, issue.code)
+                for issue in exc.issues
+            ],
+        ) from exc
 
 
 def _read_yaml_mapping(path: Path, label: str) -> dict[str, Any]:
@@ -109,13 +136,23 @@ def _read_yaml_mapping(path: Path, label: str) -> dict[str, Any]:
     return document
 
 
-def _read_manifest(directory: Path, schema: Schema, author: str | None, message: str | None) -> _Manifest:
+def _read_manifest(
+    directory: Path, schema: Schema, author: str | None, message: str | None
+) -> _Manifest:
     path = directory / "import.yaml"
     document = _read_yaml_mapping(path, "import.yaml") if path.is_file() else {}
-    issues = [Issue(f"import.yaml {member}", "unknown member", "unknown") for member in sorted(set(document) - _MANIFEST_MEMBERS)]
+    issues = [
+        Issue(f"import.yaml {member}", "unknown member", "unknown")
+        for member in sorted(set(document) - _MANIFEST_MEMBERS)
+    ]
     domain = str(document.get("domain", schema.domain.name))
     if domain != schema.domain.name:
-        issues.append(Issue("import.yaml domain", f"{domain!r} differs from the schema's domain.name {schema.domain.name!r}"))
+        issues.append(
+            Issue(
+                "import.yaml domain",
+                f"{domain!r} differs from the schema's domain.name {schema.domain.name!r}",
+            )
+        )
     if issues:
         raise ImportInvalid("import.yaml has problems", issues)
     return _Manifest(
@@ -131,7 +168,9 @@ def _read_manifest(directory: Path, schema: Schema, author: str | None, message:
 def _data_files(directory: Path, schema: Schema) -> list[Path]:
     data = directory / "data"
     if not data.is_dir():
-        raise ImportInvalid(f"{directory} has no data folder", [Issue("data", "folder not found", "missing")])
+        raise ImportInvalid(
+            f"{directory} has no data folder", [Issue("data", "folder not found", "missing")]
+        )
     issues: list[Issue] = []
     kinds: list[Path] = []
     relations: list[Path] = []
@@ -141,18 +180,32 @@ def _data_files(directory: Path, schema: Schema) -> list[Path]:
         if path.suffix not in DATA_SUFFIXES:
             issues.append(Issue(label, "data files are .csv or .jsonl", "file.type"))
         elif path.stem in stems:
-            issues.append(Issue(label, f"data/{stems[path.stem].name} holds the same {path.stem}", "file.duplicate"))
+            issues.append(
+                Issue(
+                    label,
+                    f"data/{stems[path.stem].name} holds the same {path.stem}",
+                    "file.duplicate",
+                )
+            )
         elif path.stem in schema.kinds:
             kinds.append(path)
         elif path.stem in schema.relations:
             relations.append(path)
         else:
-            issues.append(Issue(label, f"{path.stem!r} is neither a Kind nor a Relation of the schema", "file.unknown"))
+            issues.append(
+                Issue(
+                    label,
+                    f"{path.stem!r} is neither a Kind nor a Relation of the schema",
+                    "file.unknown",
+                )
+            )
         stems.setdefault(path.stem, path)
     for path in kinds + relations:
         issues.extend(_check_header(path, schema))
     if issues:
-        raise ImportInvalid(f"The data folder has {len(issues)} problem(s); nothing was written", issues)
+        raise ImportInvalid(
+            f"The data folder has {len(issues)} problem(s); nothing was written", issues
+        )
     return kinds + relations
 
 
@@ -170,11 +223,27 @@ def _check_header(path: Path, schema: Schema) -> list[Issue]:
         known = set(schema.relations[path.stem].attributes) | {"from", "to"}
         missing = {"from", "to"} - set(header)
         if missing:
-            return [Issue(label, f"a Relation file needs the columns from and to (missing: {', '.join(sorted(missing))})", "file.header")]
-    problems = [Issue(f"{label} {column}", f"column {column!r} is not an Attribute of {path.stem}", "attribute.unknown")
-                for column in header if column not in known]
+            return [
+                Issue(
+                    label,
+                    f"a Relation file needs the columns from and to (missing: {', '.join(sorted(missing))})",
+                    "file.header",
+                )
+            ]
+    problems = [
+        Issue(
+            f"{label} {column}",
+            f"column {column!r} is not an Attribute of {path.stem}",
+            "attribute.unknown",
+        )
+        for column in header
+        if column not in known
+    ]
     duplicated = sorted({column for column in header if header.count(column) > 1})
-    problems += [Issue(f"{label} {column}", "the column appears more than once", "file.header") for column in duplicated]
+    problems += [
+        Issue(f"{label} {column}", "the column appears more than once", "file.header")
+        for column in duplicated
+    ]
     return problems
 
 
@@ -193,9 +262,14 @@ def _rows(path: Path) -> Iterator[tuple[int, dict[str, Any], bool]]:
             try:
                 document = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ImportInvalid(f"{label} is not JSON lines", [Issue(f"{label}:{number}", exc.msg, "json")]) from exc
+                raise ImportInvalid(
+                    f"{label} is not JSON lines", [Issue(f"{label}:{number}", exc.msg, "json")]
+                ) from exc
             if not isinstance(document, dict):
-                raise ImportInvalid(f"{label} is not JSON lines", [Issue(f"{label}:{number}", "expected a JSON object", "json")])
+                raise ImportInvalid(
+                    f"{label} is not JSON lines",
+                    [Issue(f"{label}:{number}", "expected a JSON object", "json")],
+                )
             yield number, document, False
 
 
@@ -206,24 +280,49 @@ def _changes(directory: Path, files: list[Path], schema: Schema) -> Iterator[Cha
         for line, values, from_text in _rows(path):
             source = f"{label}:{line}"
             if is_kind:
-                yield UpsertRecord(path.stem, None, values, replace=True, from_text=from_text, source=source)
+                yield UpsertRecord(
+                    path.stem, None, values, replace=True, from_text=from_text, source=source
+                )
                 continue
             from_key, to_key = values.pop("from", None), values.pop("to", None)
-            yield UpsertLink(path.stem, "" if from_key is None else str(from_key), "" if to_key is None else str(to_key),
-                             values, replace=True, from_text=from_text, source=source)
+            yield UpsertLink(
+                path.stem,
+                "" if from_key is None else str(from_key),
+                "" if to_key is None else str(to_key),
+                values,
+                replace=True,
+                from_text=from_text,
+                source=source,
+            )
 
 
-def _replay(store: Store, directory: Path, manifest: _Manifest, branch: str | None) -> Iterator[RevisionInfo]:
+def _replay(
+    store: Store, directory: Path, manifest: _Manifest, branch: str | None
+) -> Iterator[RevisionInfo]:
     folder = directory / "revisions"
     if not folder.is_dir():
         return
     for path in sorted(folder.glob("*.yaml")):
         label = f"revisions/{path.name}"
         document = _read_yaml_mapping(path, label)
-        issues = [Issue(f"{label} {member}", "unknown member", "unknown") for member in sorted(set(document) - _REVISION_MEMBERS)]
+        issues = [
+            Issue(f"{label} {member}", "unknown member", "unknown")
+            for member in sorted(set(document) - _REVISION_MEMBERS)
+        ]
         origin = document.get("origin") or {}
-        if not isinstance(origin, dict) or origin.get("type") not in {"import", "operation", "merge", "extraction", "source_sync"}:
-            issues.append(Issue(f"{label} origin", "expected {type: import|operation|merge|extraction|source_sync, ref: ...}"))
+        if not isinstance(origin, dict) or origin.get("type") not in {
+            "import",
+            "operation",
+            "merge",
+            "extraction",
+            "source_sync",
+        }:
+            issues.append(
+                Issue(
+                    f"{label} origin",
+                    "expected {type: import|operation|merge|extraction|source_sync, ref: ...}",
+                )
+            )
         try:
             changes = parse_changes(document.get("changes"), f"{label} changes")
         except InvalidInput as exc:
@@ -232,8 +331,11 @@ def _replay(store: Store, directory: Path, manifest: _Manifest, branch: str | No
         if issues:
             raise ImportInvalid(f"{label} has problems", issues)
         request = CommitRequest(
-            domain=manifest.domain, branch=branch, author=str(document.get("author", manifest.author)),
-            message=str(document.get("message", path.stem)), origin=Origin(origin["type"], origin.get("ref")),
+            domain=manifest.domain,
+            branch=branch,
+            author=str(document.get("author", manifest.author)),
+            message=str(document.get("message", path.stem)),
+            origin=Origin(origin["type"], origin.get("ref")),
             created_at=str(document["time"]) if "time" in document else None,
         )
         try:

@@ -16,10 +16,16 @@ LINK_IDENTITY = ("relation", "from_key", "to_key")
 Where = Callable[[sa.Table], sa.ColumnElement[bool]]
 
 
-def visible_rows(table: sa.Table, chain: tuple[Segment, ...], identity: tuple[str, ...], where: Where) -> sa.Subquery:
+def visible_rows(
+    table: sa.Table, chain: tuple[Segment, ...], identity: tuple[str, ...], where: Where
+) -> sa.Subquery:
     """Every Record or Link version the chain sees (tombstones included), as one subquery."""
     parts = [
-        sa.select(table).where(visible(table, segment), where(table), not_shadowed(table, table, chain[:index], identity))
+        sa.select(table).where(
+            visible(table, segment),
+            where(table),
+            not_shadowed(table, table, chain[:index], identity),
+        )
         for index, segment in enumerate(chain)
     ]
     return (parts[0] if len(parts) == 1 else sa.union_all(*parts)).subquery()
@@ -29,7 +35,9 @@ def _revision_ids(connection: sa.Connection, pks: Iterable[int]) -> dict[int, st
     wanted = sorted(set(pks))
     if not wanted:
         return {}
-    rows = connection.execute(sa.select(t.revisions.c.pk, t.revisions.c.id).where(t.revisions.c.pk.in_(wanted)))
+    rows = connection.execute(
+        sa.select(t.revisions.c.pk, t.revisions.c.id).where(t.revisions.c.pk.in_(wanted))
+    )
     return {row.pk: row.id for row in rows}
 
 
@@ -38,30 +46,67 @@ def get_record(connection: sa.Connection, view: View, kind: str, key: str) -> Re
     found = current_records(connection, view.segments, kind, [key]).get(key)
     if found is None or found.deleted:
         return None
-    revision_pk = connection.execute(sa.select(t.records.c.revision_pk).where(t.records.c.id == found.row_id)).scalar_one()
-    return RecordVersion(kind, key, found.values, _revision_ids(connection, [revision_pk])[revision_pk],
-                         provenance={name: int(pk) for name, pk in found.provenance.items()})
+    revision_pk = connection.execute(
+        sa.select(t.records.c.revision_pk).where(t.records.c.id == found.row_id)
+    ).scalar_one()
+    return RecordVersion(
+        kind,
+        key,
+        found.values,
+        _revision_ids(connection, [revision_pk])[revision_pk],
+        provenance={name: int(pk) for name, pk in found.provenance.items()},
+    )
 
 
-def list_records(connection: sa.Connection, view: View, kind: str, *, limit: int, after_key: str | None = None) -> list[RecordVersion]:
+def list_records(
+    connection: sa.Connection, view: View, kind: str, *, limit: int, after_key: str | None = None
+) -> list[RecordVersion]:
     """Live Records of a Kind in key order, `limit` of them after `after_key`."""
-    rows_q = visible_rows(t.records, view.segments, RECORD_IDENTITY, lambda table: table.c.kind == kind)
-    query = sa.select(rows_q).where(rows_q.c.deleted.is_(False)).order_by(rows_q.c.record_key).limit(limit)
+    rows_q = visible_rows(
+        t.records, view.segments, RECORD_IDENTITY, lambda table: table.c.kind == kind
+    )
+    query = (
+        sa.select(rows_q)
+        .where(rows_q.c.deleted.is_(False))
+        .order_by(rows_q.c.record_key)
+        .limit(limit)
+    )
     if after_key is not None:
         query = query.where(rows_q.c.record_key > after_key)
     rows = connection.execute(query).mappings().all()
     ids = _revision_ids(connection, [row["revision_pk"] for row in rows])
-    return [RecordVersion(kind, row["record_key"], dict(row["values_json"]), ids[row["revision_pk"]],
-                          provenance=dict(row["provenance_json"])) for row in rows]
+    return [
+        RecordVersion(
+            kind,
+            row["record_key"],
+            dict(row["values_json"]),
+            ids[row["revision_pk"]],
+            provenance=dict(row["provenance_json"]),
+        )
+        for row in rows
+    ]
 
 
 def count_records(connection: sa.Connection, view: View, kind: str) -> int:
-    rows_q = visible_rows(t.records, view.segments, RECORD_IDENTITY, lambda table: table.c.kind == kind)
-    return int(connection.execute(sa.select(sa.func.count()).select_from(rows_q).where(rows_q.c.deleted.is_(False))).scalar_one())
+    rows_q = visible_rows(
+        t.records, view.segments, RECORD_IDENTITY, lambda table: table.c.kind == kind
+    )
+    return int(
+        connection.execute(
+            sa.select(sa.func.count()).select_from(rows_q).where(rows_q.c.deleted.is_(False))
+        ).scalar_one()
+    )
 
 
-def links_of(connection: sa.Connection, view: View, relation: str, *, from_key: str | None = None,
-             to_key: str | None = None, limit: int = 1000) -> list[LinkVersion]:
+def links_of(
+    connection: sa.Connection,
+    view: View,
+    relation: str,
+    *,
+    from_key: str | None = None,
+    to_key: str | None = None,
+    limit: int = 1000,
+) -> list[LinkVersion]:
     """Live Links of a Relation from (or to) one Record, ordered by the other end's key."""
 
     def where(table: sa.Table) -> sa.ColumnElement[bool]:
@@ -73,20 +118,39 @@ def links_of(connection: sa.Connection, view: View, relation: str, *, from_key: 
         return condition
 
     rows_q = visible_rows(t.links, view.segments, LINK_IDENTITY, where)
-    query = (sa.select(rows_q).where(rows_q.c.deleted.is_(False))
-             .order_by(rows_q.c.from_key, rows_q.c.to_key).limit(limit))
+    query = (
+        sa.select(rows_q)
+        .where(rows_q.c.deleted.is_(False))
+        .order_by(rows_q.c.from_key, rows_q.c.to_key)
+        .limit(limit)
+    )
     rows = connection.execute(query).mappings().all()
     ids = _revision_ids(connection, [row["revision_pk"] for row in rows])
-    return [LinkVersion(relation, row["from_key"], row["to_key"], dict(row["values_json"]), ids[row["revision_pk"]])
-            for row in rows]
+    return [
+        LinkVersion(
+            relation,
+            row["from_key"],
+            row["to_key"],
+            dict(row["values_json"]),
+            ids[row["revision_pk"]],
+        )
+        for row in rows
+    ]
 
 
-def duplicate_values(connection: sa.Connection, chain: tuple[Segment, ...], kind: str, attribute: str,
-                     values: set[str]) -> list[tuple[str, list[str]]]:
+def duplicate_values(
+    connection: sa.Connection,
+    chain: tuple[Segment, ...],
+    kind: str,
+    attribute: str,
+    values: set[str],
+) -> list[tuple[str, list[str]]]:
     """Values of a unique Attribute that more than one live Record holds, with their keys."""
     rows_q = visible_rows(t.records, chain, RECORD_IDENTITY, lambda table: table.c.kind == kind)
     value = rows_q.c.values_json[attribute].as_string()
-    query = sa.select(value.label("value"), rows_q.c.record_key).where(rows_q.c.deleted.is_(False), value.is_not(None))
+    query = sa.select(value.label("value"), rows_q.c.record_key).where(
+        rows_q.c.deleted.is_(False), value.is_not(None)
+    )
     if len(values) <= 500:
         query = query.where(value.in_(sorted(values)))
     by_value: dict[str, list[str]] = {}

@@ -36,9 +36,14 @@ class BranchInfo:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "name": self.name, "mode": self.mode, "head": self.head_revision,
-            "base_branch": self.base_branch, "base_revision": self.base_revision,
-            "protected": self.protected, "created_at": self.created_at, "created_by": self.created_by,
+            "name": self.name,
+            "mode": self.mode,
+            "head": self.head_revision,
+            "base_branch": self.base_branch,
+            "base_revision": self.base_revision,
+            "protected": self.protected,
+            "created_at": self.created_at,
+            "created_by": self.created_by,
         }
 
 
@@ -60,9 +65,15 @@ class RevisionInfo:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "branch": self.branch, "parents": self.parents, "generation": self.generation,
-            "stats": self.stats, "origin": {"type": self.origin_type, "ref": self.origin_ref},
-            "author": self.author, "message": self.message, "created_at": self.created_at,
+            "id": self.id,
+            "branch": self.branch,
+            "parents": self.parents,
+            "generation": self.generation,
+            "stats": self.stats,
+            "origin": {"type": self.origin_type, "ref": self.origin_ref},
+            "author": self.author,
+            "message": self.message,
+            "created_at": self.created_at,
             "schema_digest": self.schema_digest,
         }
 
@@ -80,8 +91,11 @@ class Provenance:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "revision": self.revision, "origin": {"type": self.origin_type, "ref": self.origin_ref},
-            "actor": self.actor, "at": self.at, "message": self.message,
+            "revision": self.revision,
+            "origin": {"type": self.origin_type, "ref": self.origin_ref},
+            "actor": self.actor,
+            "at": self.at,
+            "message": self.message,
         }
 
 
@@ -125,10 +139,13 @@ class HistoryEntry:
 
     def to_json(self, *, with_values: bool = False) -> dict[str, Any]:
         entry: dict[str, Any] = {
-            "revision": self.revision.id, "author": self.revision.author, "at": self.revision.created_at,
+            "revision": self.revision.id,
+            "author": self.revision.author,
+            "at": self.revision.created_at,
             "message": self.revision.message,
             "origin": {"type": self.revision.origin_type, "ref": self.revision.origin_ref},
-            "change": self.change, "attributes": self.attributes,
+            "change": self.change,
+            "attributes": self.attributes,
         }
         if with_values:
             entry["before"] = self.before
@@ -160,8 +177,13 @@ class DiffEntry:
     after: Values | None
 
     def to_json(self) -> dict[str, Any]:
-        return {"ref": self.ref, "change": self.change, "attributes": self.attributes,
-                "before": self.before, "after": self.after}
+        return {
+            "ref": self.ref,
+            "change": self.change,
+            "attributes": self.attributes,
+            "before": self.before,
+            "after": self.after,
+        }
 
 
 @dataclass(frozen=True)
@@ -173,7 +195,8 @@ class Diff:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "from": self.from_revision, "to": self.to_revision,
+            "from": self.from_revision,
+            "to": self.to_revision,
             "records": [entry.to_json() for entry in self.records],
             "links": [entry.to_json() for entry in self.links],
         }

@@ -11,13 +11,21 @@ from lorebase_store import tables as t
 
 
 def save_schema(connection: sa.Connection, schema: Schema) -> None:
-    exists = connection.execute(sa.select(t.schemas.c.digest).where(t.schemas.c.digest == schema.digest)).scalar()
+    exists = connection.execute(
+        sa.select(t.schemas.c.digest).where(t.schemas.c.digest == schema.digest)
+    ).scalar()
     if exists is None:
-        connection.execute(t.schemas.insert().values(digest=schema.digest, document=schema.to_document(), source=schema.source))
+        connection.execute(
+            t.schemas.insert().values(
+                digest=schema.digest, document=schema.to_document(), source=schema.source
+            )
+        )
 
 
 def schema_by_digest(connection: sa.Connection, digest: str) -> Schema:
-    source = connection.execute(sa.select(t.schemas.c.source).where(t.schemas.c.digest == digest)).scalar_one()
+    source = connection.execute(
+        sa.select(t.schemas.c.source).where(t.schemas.c.digest == digest)
+    ).scalar_one()
     return _parsed(source)
 
 

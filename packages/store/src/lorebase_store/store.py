@@ -9,14 +9,19 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 from lorebase_core.changes import Change
-from lorebase_core.errors import AlreadyExists, BadRequest, RevisionNotFound
+from lorebase_core.errors import AlreadyExists, RevisionNotFound
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.commits import CommitRequest, commit
 from lorebase_store.diff import diff
 from lorebase_store.domains import check_branch_name, insert_domain
-from lorebase_store.engine import create_store_engine, read_transaction, write_transaction
+from lorebase_store.engine import (
+    create_store_engine,
+    inserted_id,
+    read_transaction,
+    write_transaction,
+)
 from lorebase_store.history import history, lineage
 from lorebase_store.migrate import upgrade
 from lorebase_store.reads import count_records, get_record, links_of, list_records
@@ -31,7 +36,7 @@ from lorebase_store.results import (
     RecordVersion,
     RevisionInfo,
 )
-from lorebase_store.schemas import save_schema, schema_by_digest
+from lorebase_store.schemas import schema_by_digest
 from lorebase_store.views import (
     View,
     list_branches,
@@ -66,13 +71,40 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
+    @property
+    def backend(self) -> str:
+        """`sqlite` or `postgresql`."""
+        return self.engine.dialect.name
+
+    def ping(self) -> bool:
+        """Whether the database answers."""
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(sa.text("SELECT 1"))
+        except sa.exc.SQLAlchemyError:
+            return False
+        return True
+
     # -- Domains -----------------------------------------------------------------------------
-    def create_domain(self, schema: Schema, *, created_by: str, default_branch: str = "main",
-                      settings: dict[str, Any] | None = None, created_at: str | None = None) -> DomainInfo:
+    def create_domain(
+        self,
+        schema: Schema,
+        *,
+        created_by: str,
+        default_branch: str = "main",
+        settings: dict[str, Any] | None = None,
+        created_at: str | None = None,
+    ) -> DomainInfo:
         """A new Domain with its default branch (protected, empty until the first commit)."""
         with write_transaction(self.engine) as connection:
-            return insert_domain(connection, schema, created_by=created_by, default_branch=default_branch,
-                                 settings=settings, created_at=created_at)
+            return insert_domain(
+                connection,
+                schema,
+                created_by=created_by,
+                default_branch=default_branch,
+                settings=settings,
+                created_at=created_at,
+            )
 
     def domain(self, name: str) -> DomainInfo:
         with read_transaction(self.engine) as connection:
@@ -80,11 +112,20 @@ class Store:
 
     def has_domain(self, name: str) -> bool:
         with read_transaction(self.engine) as connection:
-            return connection.execute(sa.select(t.domains.c.id).where(t.domains.c.name == name)).scalar() is not None
+            return (
+                connection.execute(
+                    sa.select(t.domains.c.id).where(t.domains.c.name == name)
+                ).scalar()
+                is not None
+            )
 
     def domains(self) -> list[DomainInfo]:
         with read_transaction(self.engine) as connection:
-            names = connection.execute(sa.select(t.domains.c.name).order_by(t.domains.c.name)).scalars().all()
+            names = (
+                connection.execute(sa.select(t.domains.c.name).order_by(t.domains.c.name))
+                .scalars()
+                .all()
+            )
             return [load_domain(connection, name) for name in names]
 
     def schema(self, domain: str, *, branch: str | None = None, at: str | None = None) -> Schema:
@@ -93,7 +134,9 @@ class Store:
             view = make_view(connection, domain, branch, at)
             if view.revision is None:
                 return schema_by_digest(connection, view.domain.settings["initial_schema"])
-            digest = connection.execute(sa.select(t.revisions.c.schema_digest).where(t.revisions.c.id == view.revision)).scalar_one()
+            digest = connection.execute(
+                sa.select(t.revisions.c.schema_digest).where(t.revisions.c.id == view.revision)
+            ).scalar_one()
             return schema_by_digest(connection, digest)
 
     # -- commits -----------------------------------------------------------------------------
@@ -101,22 +144,50 @@ class Store:
         return commit(self.engine, request, changes)
 
     # -- branches and tags -------------------------------------------------------------------
-    def create_branch(self, domain: str, name: str, *, from_branch: str | None = None, at: str | None = None,
-                      mode: BranchMode = "overlay", created_by: str, protected: bool = False) -> BranchInfo:
+    def create_branch(
+        self,
+        domain: str,
+        name: str,
+        *,
+        from_branch: str | None = None,
+        at: str | None = None,
+        mode: BranchMode = "overlay",
+        created_by: str,
+        protected: bool = False,
+    ) -> BranchInfo:
         """A branch starting at the head of `from_branch` (or at Revision `at` of it)."""
         check_branch_name(name)
         with write_transaction(self.engine) as connection:
             view = make_view(connection, domain, from_branch, at)
-            existing = connection.execute(sa.select(t.branches.c.id).where(
-                t.branches.c.domain_id == view.domain.id, t.branches.c.name == name, t.branches.c.deleted.is_(False))).scalar()
+            existing = connection.execute(
+                sa.select(t.branches.c.id).where(
+                    t.branches.c.domain_id == view.domain.id,
+                    t.branches.c.name == name,
+                    t.branches.c.deleted.is_(False),
+                )
+            ).scalar()
             if existing is not None:
-                raise AlreadyExists(f"Branch {name!r} already exists in Domain {domain!r}", branch=name)
+                raise AlreadyExists(
+                    f"Branch {name!r} already exists in Domain {domain!r}", branch=name
+                )
             base_id, base_seq = view.segments[0].branch_id, view.segments[0].upto
-            branch_id = connection.execute(t.branches.insert().values(
-                domain_id=view.domain.id, name=name, mode=mode, head_seq=0, head_revision=view.revision,
-                base_branch_id=base_id, base_seq=base_seq, protected=protected, created_at=_now(),
-                created_by=created_by, deleted=False,
-            )).inserted_primary_key[0]
+            branch_id = inserted_id(
+                connection.execute(
+                    t.branches.insert().values(
+                        domain_id=view.domain.id,
+                        name=name,
+                        mode=mode,
+                        head_seq=0,
+                        head_revision=view.revision,
+                        base_branch_id=base_id,
+                        base_seq=base_seq,
+                        protected=protected,
+                        created_at=_now(),
+                        created_by=created_by,
+                        deleted=False,
+                    )
+                )
+            )
             if mode == "copy":
                 self._copy_rows(connection, view, branch_id)
             return load_branch(connection, view.domain, name)
@@ -127,9 +198,17 @@ class Store:
 
         for table, identity in ((t.records, RECORD_IDENTITY), (t.links, LINK_IDENTITY)):
             rows_q = visible_rows(table, view.segments, identity, lambda _table: sa.true())
-            columns = [c.name for c in table.columns if c.name not in {"id", "branch_id", "from_seq", "to_seq"}]
-            select = sa.select(sa.literal(branch_id), sa.literal(0), *[rows_q.c[name] for name in columns]).where(rows_q.c.deleted.is_(False))
-            connection.execute(table.insert().from_select(["branch_id", "from_seq", *columns], select))
+            columns = [
+                c.name
+                for c in table.columns
+                if c.name not in {"id", "branch_id", "from_seq", "to_seq"}
+            ]
+            select = sa.select(
+                sa.literal(branch_id), sa.literal(0), *[rows_q.c[name] for name in columns]
+            ).where(rows_q.c.deleted.is_(False))
+            connection.execute(
+                table.insert().from_select(["branch_id", "from_seq", *columns], select)
+            )
 
     def branches(self, domain: str) -> list[BranchInfo]:
         with read_transaction(self.engine) as connection:
@@ -139,23 +218,38 @@ class Store:
         with read_transaction(self.engine) as connection:
             return load_branch(connection, load_domain(connection, domain), name)
 
-    def create_tag(self, domain: str, name: str, revision: str, *, created_by: str, message: str = "") -> RevisionInfo:
+    def create_tag(
+        self, domain: str, name: str, revision: str, *, created_by: str, message: str = ""
+    ) -> RevisionInfo:
         check_branch_name(name)
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
             target = resolve_revision(connection, info, revision)
-            exists = connection.execute(sa.select(t.tags.c.name).where(t.tags.c.domain_id == info.id, t.tags.c.name == name)).scalar()
+            exists = connection.execute(
+                sa.select(t.tags.c.name).where(t.tags.c.domain_id == info.id, t.tags.c.name == name)
+            ).scalar()
             if exists is not None:
                 raise AlreadyExists(f"Tag {name!r} already exists in Domain {domain!r}")
-            connection.execute(t.tags.insert().values(domain_id=info.id, name=name, revision_id=target.id,
-                                                      message=message, created_at=_now(), created_by=created_by))
+            connection.execute(
+                t.tags.insert().values(
+                    domain_id=info.id,
+                    name=name,
+                    revision_id=target.id,
+                    message=message,
+                    created_at=_now(),
+                    created_by=created_by,
+                )
+            )
             return target
 
     def tags(self, domain: str) -> dict[str, str]:
         with read_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            rows = connection.execute(sa.select(t.tags.c.name, t.tags.c.revision_id)
-                                      .where(t.tags.c.domain_id == info.id).order_by(t.tags.c.name))
+            rows = connection.execute(
+                sa.select(t.tags.c.name, t.tags.c.revision_id)
+                .where(t.tags.c.domain_id == info.id)
+                .order_by(t.tags.c.name)
+            )
             return {row.name: row.revision_id for row in rows}
 
     # -- Revisions ---------------------------------------------------------------------------
@@ -169,9 +263,19 @@ class Store:
             view = make_view(connection, domain, branch)
             found: list[RevisionInfo] = []
             for segment in view.segments:
-                rows = connection.execute(sa.select(t.revisions).where(
-                    t.revisions.c.branch_id == segment.branch_id, t.revisions.c.seq <= segment.upto)
-                    .order_by(t.revisions.c.seq.desc()).limit(limit - len(found))).mappings().all()
+                rows = (
+                    connection.execute(
+                        sa.select(t.revisions)
+                        .where(
+                            t.revisions.c.branch_id == segment.branch_id,
+                            t.revisions.c.seq <= segment.upto,
+                        )
+                        .order_by(t.revisions.c.seq.desc())
+                        .limit(limit - len(found))
+                    )
+                    .mappings()
+                    .all()
+                )
                 found.extend(revision_info(connection, row) for row in rows)
                 if len(found) >= limit:
                     break
@@ -182,35 +286,99 @@ class Store:
         with read_transaction(self.engine) as connection:
             return make_view(connection, domain, branch, at)
 
-    def get_record(self, domain: str, kind: str, key: str, *, branch: str | None = None, at: str | None = None) -> RecordVersion | None:
+    def get_record(
+        self, domain: str, kind: str, key: str, *, branch: str | None = None, at: str | None = None
+    ) -> RecordVersion | None:
         with read_transaction(self.engine) as connection:
             return get_record(connection, make_view(connection, domain, branch, at), kind, key)
 
-    def records(self, domain: str, kind: str, *, branch: str | None = None, at: str | None = None,
-                limit: int = 100, after_key: str | None = None) -> list[RecordVersion]:
+    def records(
+        self,
+        domain: str,
+        kind: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        limit: int = 100,
+        after_key: str | None = None,
+    ) -> list[RecordVersion]:
         with read_transaction(self.engine) as connection:
-            return list_records(connection, make_view(connection, domain, branch, at), kind, limit=limit, after_key=after_key)
+            return list_records(
+                connection,
+                make_view(connection, domain, branch, at),
+                kind,
+                limit=limit,
+                after_key=after_key,
+            )
 
-    def count(self, domain: str, kind: str, *, branch: str | None = None, at: str | None = None) -> int:
+    def count(
+        self, domain: str, kind: str, *, branch: str | None = None, at: str | None = None
+    ) -> int:
         with read_transaction(self.engine) as connection:
             return count_records(connection, make_view(connection, domain, branch, at), kind)
 
-    def links(self, domain: str, relation: str, *, from_key: str | None = None, to_key: str | None = None,
-              branch: str | None = None, at: str | None = None, limit: int = 1000) -> list[LinkVersion]:
+    def links(
+        self,
+        domain: str,
+        relation: str,
+        *,
+        from_key: str | None = None,
+        to_key: str | None = None,
+        branch: str | None = None,
+        at: str | None = None,
+        limit: int = 1000,
+    ) -> list[LinkVersion]:
         with read_transaction(self.engine) as connection:
-            return links_of(connection, make_view(connection, domain, branch, at), relation,
-                            from_key=from_key, to_key=to_key, limit=limit)
+            return links_of(
+                connection,
+                make_view(connection, domain, branch, at),
+                relation,
+                from_key=from_key,
+                to_key=to_key,
+                limit=limit,
+            )
 
-    def history(self, domain: str, kind: str, key: str, *, branch: str | None = None, at: str | None = None,
-                limit: int = 50, cursor: str | None = None, with_values: bool = False) -> HistoryPage:
+    def history(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+        with_values: bool = False,
+    ) -> HistoryPage:
         with read_transaction(self.engine) as connection:
-            return history(connection, make_view(connection, domain, branch, at), kind, key,
-                           limit=limit, cursor=cursor, with_values=with_values)
+            return history(
+                connection,
+                make_view(connection, domain, branch, at),
+                kind,
+                key,
+                limit=limit,
+                cursor=cursor,
+                with_values=with_values,
+            )
 
-    def lineage(self, domain: str, kind: str, key: str, *, branch: str | None = None, at: str | None = None,
-                count_max: int = 1000) -> Lineage:
+    def lineage(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        count_max: int = 1000,
+    ) -> Lineage:
         with read_transaction(self.engine) as connection:
-            return lineage(connection, make_view(connection, domain, branch, at), kind, key, count_max=count_max)
+            return lineage(
+                connection,
+                make_view(connection, domain, branch, at),
+                kind,
+                key,
+                count_max=count_max,
+            )
 
     def diff(self, domain: str, from_revision: str, to_revision: str) -> Diff:
         """What changed from one Revision to another (any two Revisions of the Domain)."""
@@ -220,8 +388,12 @@ class Store:
             revisions = []
             for text in (from_revision, to_revision):
                 revision = resolve_revision(connection, info, text)
-                row = connection.execute(sa.select(t.revisions.c.branch_id).where(t.revisions.c.id == revision.id)).scalar_one()
-                branch_row = connection.execute(sa.select(t.branches.c.name).where(t.branches.c.id == row)).scalar_one()
+                row = connection.execute(
+                    sa.select(t.revisions.c.branch_id).where(t.revisions.c.id == revision.id)
+                ).scalar_one()
+                branch_row = connection.execute(
+                    sa.select(t.branches.c.name).where(t.branches.c.id == row)
+                ).scalar_one()
                 branch = load_branch(connection, info, branch_row) if branch_row else None
                 if branch is None:  # pragma: no cover - revisions always name a branch row
                     raise RevisionNotFound(f"Revision {text!r} has no branch")
@@ -233,11 +405,10 @@ class Store:
         """Events of a Domain after a sequence number, oldest first."""
         with read_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            rows = connection.execute(sa.select(t.events.c.sequence, t.events.c.payload)
-                                      .where(t.events.c.domain_id == info.id, t.events.c.sequence > after)
-                                      .order_by(t.events.c.sequence).limit(limit))
+            rows = connection.execute(
+                sa.select(t.events.c.sequence, t.events.c.payload)
+                .where(t.events.c.domain_id == info.id, t.events.c.sequence > after)
+                .order_by(t.events.c.sequence)
+                .limit(limit)
+            )
             return [{"sequence": row.sequence, **dict(row.payload)} for row in rows]
-
-
-def open_store(url: str) -> Store:
-    return Store.open(url)

@@ -49,8 +49,12 @@ branches = sa.Table(
     sa.Column("created_by", sa.String(255), nullable=False),
     sa.Column("deleted", sa.Boolean, nullable=False),
     sa.Index(
-        "ix_branches_live_name", "domain_id", "name", unique=True,
-        sqlite_where=sa.text("deleted = 0"), postgresql_where=sa.text("deleted = false"),
+        "ix_branches_live_name",
+        "domain_id",
+        "name",
+        unique=True,
+        sqlite_where=sa.text("deleted = 0"),
+        postgresql_where=sa.text("deleted = false"),
     ),
 )
 
@@ -101,8 +105,13 @@ records = sa.Table(
     sa.Column("provenance_json", Json, nullable=False),
     sa.Index("ix_records_version", "branch_id", "kind", "record_key", "from_seq", unique=True),
     sa.Index(
-        "ix_records_head", "branch_id", "kind", "record_key", unique=True,
-        sqlite_where=sa.text("to_seq IS NULL"), postgresql_where=sa.text("to_seq IS NULL"),
+        "ix_records_head",
+        "branch_id",
+        "kind",
+        "record_key",
+        unique=True,
+        sqlite_where=sa.text("to_seq IS NULL"),
+        postgresql_where=sa.text("to_seq IS NULL"),
     ),
     sa.Index("ix_records_changes", "branch_id", "from_seq"),
 )
@@ -121,10 +130,18 @@ links = sa.Table(
     sa.Column("deleted", sa.Boolean, nullable=False),
     sa.Column("values_json", Json, nullable=False),
     sa.Column("provenance_json", Json, nullable=False),
-    sa.Index("ix_links_version", "branch_id", "relation", "from_key", "to_key", "from_seq", unique=True),
     sa.Index(
-        "ix_links_head", "branch_id", "relation", "from_key", "to_key", unique=True,
-        sqlite_where=sa.text("to_seq IS NULL"), postgresql_where=sa.text("to_seq IS NULL"),
+        "ix_links_version", "branch_id", "relation", "from_key", "to_key", "from_seq", unique=True
+    ),
+    sa.Index(
+        "ix_links_head",
+        "branch_id",
+        "relation",
+        "from_key",
+        "to_key",
+        unique=True,
+        sqlite_where=sa.text("to_seq IS NULL"),
+        postgresql_where=sa.text("to_seq IS NULL"),
     ),
     sa.Index("ix_links_inverse", "branch_id", "relation", "to_key"),
     sa.Index("ix_links_changes", "branch_id", "from_seq"),

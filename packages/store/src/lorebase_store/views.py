@@ -41,10 +41,19 @@ class View:
 
 
 def load_domain(connection: sa.Connection, name: str) -> DomainInfo:
-    row = connection.execute(sa.select(t.domains).where(t.domains.c.name == name)).mappings().first()
+    row = (
+        connection.execute(sa.select(t.domains).where(t.domains.c.name == name)).mappings().first()
+    )
     if row is None:
         raise DomainNotFound(f"Domain {name!r} does not exist")
-    return DomainInfo(row["id"], row["name"], row["default_branch"], row["created_at"], row["created_by"], dict(row["settings"]))
+    return DomainInfo(
+        row["id"],
+        row["name"],
+        row["default_branch"],
+        row["created_at"],
+        row["created_by"],
+        dict(row["settings"]),
+    )
 
 
 def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> BranchInfo:
@@ -56,28 +65,47 @@ def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> Bra
         base_name = base
         base_revision = revision_at(connection, row["base_branch_id"], row["base_seq"])
     return BranchInfo(
-        row["id"], domain.name, row["name"], row["mode"], row["head_revision"], row["head_seq"],
-        base_name, base_revision, row["protected"], row["created_at"], row["created_by"],
+        row["id"],
+        domain.name,
+        row["name"],
+        row["mode"],
+        row["head_revision"],
+        row["head_seq"],
+        base_name,
+        base_revision,
+        row["protected"],
+        row["created_at"],
+        row["created_by"],
     )
 
 
 def load_branch(connection: sa.Connection, domain: DomainInfo, name: str) -> BranchInfo:
-    row = connection.execute(
-        sa.select(t.branches).where(
-            t.branches.c.domain_id == domain.id, t.branches.c.name == name, t.branches.c.deleted.is_(False)
+    row = (
+        connection.execute(
+            sa.select(t.branches).where(
+                t.branches.c.domain_id == domain.id,
+                t.branches.c.name == name,
+                t.branches.c.deleted.is_(False),
+            )
         )
-    ).mappings().first()
+        .mappings()
+        .first()
+    )
     if row is None:
         raise BranchNotFound(f"Branch {name!r} does not exist in Domain {domain.name!r}")
     return _branch_info(connection, domain, row)
 
 
 def list_branches(connection: sa.Connection, domain: DomainInfo) -> list[BranchInfo]:
-    rows = connection.execute(
-        sa.select(t.branches)
-        .where(t.branches.c.domain_id == domain.id, t.branches.c.deleted.is_(False))
-        .order_by(t.branches.c.name)
-    ).mappings().all()
+    rows = (
+        connection.execute(
+            sa.select(t.branches)
+            .where(t.branches.c.domain_id == domain.id, t.branches.c.deleted.is_(False))
+            .order_by(t.branches.c.name)
+        )
+        .mappings()
+        .all()
+    )
     return [_branch_info(connection, domain, row) for row in rows]
 
 
@@ -85,12 +113,16 @@ def revision_at(connection: sa.Connection, branch_id: int, seq: int) -> str | No
     """The Revision a branch had at a sequence (for seq 0 of a branch: its fork Revision)."""
     while True:
         found = connection.execute(
-            sa.select(t.revisions.c.id).where(t.revisions.c.branch_id == branch_id, t.revisions.c.seq == seq)
+            sa.select(t.revisions.c.id).where(
+                t.revisions.c.branch_id == branch_id, t.revisions.c.seq == seq
+            )
         ).scalar()
         if found is not None or seq > 0:
             return found
         base = connection.execute(
-            sa.select(t.branches.c.base_branch_id, t.branches.c.base_seq).where(t.branches.c.id == branch_id)
+            sa.select(t.branches.c.base_branch_id, t.branches.c.base_seq).where(
+                t.branches.c.id == branch_id
+            )
         ).first()
         if base is None or base.base_branch_id is None:
             return None
@@ -104,12 +136,16 @@ def segments(connection: sa.Connection, branch: BranchInfo, seq: int) -> tuple[S
     branch_id = branch.id
     while True:
         row = connection.execute(
-            sa.select(t.branches.c.base_branch_id, t.branches.c.base_seq, t.branches.c.mode).where(t.branches.c.id == branch_id)
+            sa.select(t.branches.c.base_branch_id, t.branches.c.base_seq, t.branches.c.mode).where(
+                t.branches.c.id == branch_id
+            )
         ).first()
         if row is None or row.base_branch_id is None:
             return tuple(chain)
         base = connection.execute(
-            sa.select(t.branches.c.head_seq, t.branches.c.mode).where(t.branches.c.id == row.base_branch_id)
+            sa.select(t.branches.c.head_seq, t.branches.c.mode).where(
+                t.branches.c.id == row.base_branch_id
+            )
         ).one()
         chain.append(Segment(row.base_branch_id, row.base_seq, False))
         if base.mode == "copy":
@@ -122,9 +158,19 @@ def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
         sa.select(t.branches.c.name).where(t.branches.c.id == row["branch_id"])
     ).scalar_one()
     return RevisionInfo(
-        row["pk"], row["id"], branch_name, row["seq"], list(row["parents"]), row["generation"],
-        dict(row["stats"]), row["origin_type"], row["origin_ref"], row["author"], row["message"],
-        row["created_at"], row["schema_digest"],
+        row["pk"],
+        row["id"],
+        branch_name,
+        row["seq"],
+        list(row["parents"]),
+        row["generation"],
+        dict(row["stats"]),
+        row["origin_type"],
+        row["origin_ref"],
+        row["author"],
+        row["message"],
+        row["created_at"],
+        row["schema_digest"],
     )
 
 
@@ -134,21 +180,36 @@ def resolve_revision(connection: sa.Connection, domain: DomainInfo, text: str) -
     row = connection.execute(query.where(t.revisions.c.id == text)).mappings().first()
     if row is None:
         tagged = connection.execute(
-            sa.select(t.tags.c.revision_id).where(t.tags.c.domain_id == domain.id, t.tags.c.name == text)
+            sa.select(t.tags.c.revision_id).where(
+                t.tags.c.domain_id == domain.id, t.tags.c.name == text
+            )
         ).scalar()
         if tagged is not None:
             row = connection.execute(query.where(t.revisions.c.id == tagged)).mappings().first()
     if row is None and _HEX.match(text):
-        rows = connection.execute(query.where(t.revisions.c.id.startswith(text)).limit(2)).mappings().all()
+        rows = (
+            connection.execute(query.where(t.revisions.c.id.startswith(text)).limit(2))
+            .mappings()
+            .all()
+        )
         if len(rows) > 1:
-            raise AmbiguousRevision(f"{text!r} is the start of more than one Revision; give more digits")
+            raise AmbiguousRevision(
+                f"{text!r} is the start of more than one Revision; give more digits"
+            )
         row = rows[0] if rows else None
     if row is None:
-        raise RevisionNotFound(f"No Revision, tag or unique Revision prefix {text!r} in Domain {domain.name!r}")
+        raise RevisionNotFound(
+            f"No Revision, tag or unique Revision prefix {text!r} in Domain {domain.name!r}"
+        )
     return revision_info(connection, row)
 
 
-def make_view(connection: sa.Connection, domain_name: str, branch_name: str | None = None, at: str | None = None) -> View:
+def make_view(
+    connection: sa.Connection,
+    domain_name: str,
+    branch_name: str | None = None,
+    at: str | None = None,
+) -> View:
     """The View of a read: a branch (default: the Domain's) at its head or at Revision `at`."""
     domain = load_domain(connection, domain_name)
     branch = load_branch(connection, domain, branch_name or domain.default_branch)
@@ -167,7 +228,8 @@ def make_view(connection: sa.Connection, domain_name: str, branch_name: str | No
                 return View(domain, branch, revision.seq, revision.id, sub_chain)
             return View(domain, branch, revision.seq, revision.id, sub_chain)
     raise RevisionNotFound(
-        f"Revision {revision.id[:12]} is not in the history of branch {branch.name!r}", code_detail="not-on-branch"
+        f"Revision {revision.id[:12]} is not in the history of branch {branch.name!r}",
+        code_detail="not-on-branch",
     )
 
 
@@ -183,13 +245,20 @@ def visible(table: sa.Table, segment: Segment) -> sa.ColumnElement[bool]:
     )
 
 
-def not_shadowed(table: sa.Table, outer: sa.Table | sa.Alias, nearer: tuple[Segment, ...], identity: tuple[str, ...]) -> sa.ColumnElement[bool]:
+def not_shadowed(
+    table: sa.Table,
+    outer: sa.Table | sa.Alias,
+    nearer: tuple[Segment, ...],
+    identity: tuple[str, ...],
+) -> sa.ColumnElement[bool]:
     """No nearer segment has touched the row's Record or Link by its bound."""
     conditions = []
     for segment in nearer:
         inner = table.alias()
         match = [inner.c[column] == outer.c[column] for column in identity]
         conditions.append(
-            ~sa.exists().where(inner.c.branch_id == segment.branch_id, inner.c.from_seq <= segment.upto, *match)
+            ~sa.exists().where(
+                inner.c.branch_id == segment.branch_id, inner.c.from_seq <= segment.upto, *match
+            )
         )
     return sa.and_(sa.true(), *conditions)

@@ -9,7 +9,14 @@ from lorebase_core.errors import Issue
 from lorebase_core.expressions import ExpressionError, compile_expression
 from lorebase_core.schema.document import Schema
 from lorebase_core.schema.model import AttributeDef, EditDef, KindDef, OperationDef, ValueRules
-from lorebase_core.values import ORDERED_TYPES, TEXT_TYPES, ValueProblem, canonical, parse_type
+from lorebase_core.values import (
+    ORDERED_TYPES,
+    TEXT_TYPES,
+    ValueProblem,
+    canonical,
+    compare,
+    parse_type,
+)
 
 DOMAIN_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,62}$")
 KIND_NAME = re.compile(r"^[A-Z][A-Za-z0-9]{0,62}$")
@@ -21,7 +28,9 @@ TEMPLATE_EXTRA_NAMES = frozenset({"invocation_id"})
 def check_schema(schema: Schema) -> list[Issue]:
     issues: list[Issue] = []
     if not DOMAIN_NAME.match(schema.domain.name):
-        issues.append(Issue("domain.name", f"{schema.domain.name!r} must match {DOMAIN_NAME.pattern}"))
+        issues.append(
+            Issue("domain.name", f"{schema.domain.name!r} must match {DOMAIN_NAME.pattern}")
+        )
     issues.extend(_names(schema))
     for name, trait in schema.traits.items():
         for attr_name, rules in trait.attributes.items():
@@ -49,7 +58,11 @@ def _names(schema: Schema) -> Iterator[Issue]:
     for name, kind in schema.kinds.items():
         for attr_name in kind.attributes:
             if not MEMBER_NAME.match(attr_name):
-                yield Issue(f"kinds.{name}.attributes.{attr_name}", f"the name must match {MEMBER_NAME.pattern}", "name")
+                yield Issue(
+                    f"kinds.{name}.attributes.{attr_name}",
+                    f"the name must match {MEMBER_NAME.pattern}",
+                    "name",
+                )
     seen: dict[str, str] = {name: f"relations.{name}" for name in schema.relations}
     for name, relation in schema.relations.items():
         if relation.inverse is None:
@@ -58,7 +71,11 @@ def _names(schema: Schema) -> Iterator[Issue]:
         if not MEMBER_NAME.match(relation.inverse):
             yield Issue(path, f"the name must match {MEMBER_NAME.pattern}", "name")
         elif relation.inverse in seen:
-            yield Issue(path, f"{relation.inverse!r} is already used by {seen[relation.inverse]}", "duplicate")
+            yield Issue(
+                path,
+                f"{relation.inverse!r} is already used by {seen[relation.inverse]}",
+                "duplicate",
+            )
         else:
             seen[relation.inverse] = path
 
@@ -78,15 +95,23 @@ def check_value_rules(rules: ValueRules, path: str) -> list[Issue]:
         issues.append(Issue(f"{path}.values", "values must be distinct", "duplicate"))
     if rules.pattern is not None:
         if base not in TEXT_TYPES:
-            issues.append(Issue(f"{path}.pattern", f"a pattern applies to string and text, not {rules.type}"))
+            issues.append(
+                Issue(f"{path}.pattern", f"a pattern applies to string and text, not {rules.type}")
+            )
         try:
             re.compile(rules.pattern)
         except re.error as exc:
             issues.append(Issue(f"{path}.pattern", f"not a regular expression: {exc}"))
     issues.extend(_check_bounds(rules, base, path))
     if (rules.min_length is not None or rules.max_length is not None) and base not in TEXT_TYPES:
-        issues.append(Issue(f"{path}.min_length", f"length bounds apply to string and text, not {rules.type}"))
-    if rules.min_length is not None and rules.max_length is not None and rules.min_length > rules.max_length:
+        issues.append(
+            Issue(f"{path}.min_length", f"length bounds apply to string and text, not {rules.type}")
+        )
+    if (
+        rules.min_length is not None
+        and rules.max_length is not None
+        and rules.min_length > rules.max_length
+    ):
         issues.append(Issue(f"{path}.max_length", "must be >= min_length"))
     return issues
 
@@ -99,17 +124,20 @@ def _check_bounds(rules: ValueRules, base: str, path: str) -> list[Issue]:
         if raw is None:
             continue
         if base not in ORDERED_TYPES:
-            issues.append(Issue(f"{path}.{member}", f"bounds apply to integer, decimal, date and datetime, not {rules.type}"))
+            issues.append(
+                Issue(
+                    f"{path}.{member}",
+                    f"bounds apply to integer, decimal, date and datetime, not {rules.type}",
+                )
+            )
             continue
         try:
             bounds[member] = canonical(rules.value_type, raw, from_text=True)
         except ValueProblem as exc:
             issues.append(Issue(f"{path}.{member}", f"not a {rules.type}: {exc}"))
-    if "min" in bounds and "max" in bounds:
-        from lorebase_core.values import order_key
-
-        if order_key(rules.value_type, bounds["min"]) > order_key(rules.value_type, bounds["max"]):
-            issues.append(Issue(f"{path}.max", f"must be >= min ({bounds['min']})"))
+    ordered = "min" in bounds and "max" in bounds
+    if ordered and compare(rules.value_type, bounds["min"], bounds["max"]) > 0:
+        issues.append(Issue(f"{path}.max", f"must be >= min ({bounds['min']})"))
     return issues
 
 
@@ -119,34 +147,62 @@ def _check_kind(schema: Schema, name: str, kind: KindDef) -> list[Issue]:
     if not kind.attributes:
         issues.append(Issue(f"{path}.attributes", "a Kind needs at least one Attribute", "missing"))
     for attr_name, attribute in kind.attributes.items():
-        issues.extend(_check_attribute(kind, attr_name, attribute, f"{path}.attributes.{attr_name}"))
+        issues.extend(
+            _check_attribute(kind, attr_name, attribute, f"{path}.attributes.{attr_name}")
+        )
     if not kind.key:
-        issues.append(Issue(f"{path}.key", "a Kind needs a key of one or more Attributes", "missing"))
+        issues.append(
+            Issue(f"{path}.key", "a Kind needs a key of one or more Attributes", "missing")
+        )
     if len(set(kind.key)) != len(kind.key):
         issues.append(Issue(f"{path}.key", "key Attributes must be distinct", "duplicate"))
     for attr_name in kind.key:
-        attribute = kind.attributes.get(attr_name)
-        if attribute is None:
-            issues.append(Issue(f"{path}.key", f"{attr_name!r} is not an Attribute of {name}", "unknown"))
+        key_attribute = kind.attributes.get(attr_name)
+        if key_attribute is None:
+            issues.append(
+                Issue(f"{path}.key", f"{attr_name!r} is not an Attribute of {name}", "unknown")
+            )
             continue
-        if _safe_base(attribute) in KEY_FORBIDDEN_TYPES:
-            issues.append(Issue(f"{path}.key", f"{attr_name!r} is {attribute.type}; a key cannot be json or text"))
-        if attribute.derived is not None or attribute.sensitivity:
-            issues.append(Issue(f"{path}.key", f"{attr_name!r} is derived or sensitive and cannot be a key"))
+        if _safe_base(key_attribute) in KEY_FORBIDDEN_TYPES:
+            issues.append(
+                Issue(
+                    f"{path}.key",
+                    f"{attr_name!r} is {key_attribute.type}; a key cannot be json or text",
+                )
+            )
+        if key_attribute.derived is not None or key_attribute.sensitivity:
+            issues.append(
+                Issue(f"{path}.key", f"{attr_name!r} is derived or sensitive and cannot be a key")
+            )
     if kind.title is not None and kind.title not in kind.attributes:
-        issues.append(Issue(f"{path}.title", f"{kind.title!r} is not an Attribute of {name}", "unknown"))
+        issues.append(
+            Issue(f"{path}.title", f"{kind.title!r} is not an Attribute of {name}", "unknown")
+        )
     for trait_name in kind.traits:
         trait = schema.traits.get(trait_name)
         if trait is None:
-            issues.append(Issue(f"{path}.traits", f"Trait {trait_name!r} does not exist", "unknown"))
+            issues.append(
+                Issue(f"{path}.traits", f"Trait {trait_name!r} does not exist", "unknown")
+            )
             continue
         for attr_name, rules in trait.attributes.items():
             declared = kind.attributes.get(attr_name)
             if declared is None:
-                issues.append(Issue(f"{path}.attributes", f"Trait {trait_name} needs Attribute {attr_name!r}", "trait"))
+                issues.append(
+                    Issue(
+                        f"{path}.attributes",
+                        f"Trait {trait_name} needs Attribute {attr_name!r}",
+                        "trait",
+                    )
+                )
             elif declared.type.replace(" ", "") != rules.type.replace(" ", ""):
-                issues.append(Issue(f"{path}.attributes.{attr_name}.type",
-                                    f"Trait {trait_name} declares {attr_name!r} as {rules.type}, not {declared.type}", "trait"))
+                issues.append(
+                    Issue(
+                        f"{path}.attributes.{attr_name}.type",
+                        f"Trait {trait_name} declares {attr_name!r} as {rules.type}, not {declared.type}",
+                        "trait",
+                    )
+                )
     return issues
 
 
@@ -157,30 +213,50 @@ def _safe_base(rules: ValueRules) -> str | None:
         return None
 
 
-def _check_attribute(kind: KindDef, attr_name: str, attribute: AttributeDef, path: str) -> list[Issue]:
+def _check_attribute(
+    kind: KindDef, attr_name: str, attribute: AttributeDef, path: str
+) -> list[Issue]:
     issues = check_value_rules(attribute, path)
     base = _safe_base(attribute)
     if base == "enum" and attribute.values:
         for value in attribute.value_aliases:
             if value not in attribute.values:
-                issues.append(Issue(f"{path}.value_aliases.{value}", f"{value!r} is not one of the enum's values"))
+                issues.append(
+                    Issue(
+                        f"{path}.value_aliases.{value}",
+                        f"{value!r} is not one of the enum's values",
+                    )
+                )
     if attribute.unique and base == "json":
         issues.append(Issue(f"{path}.unique", "json values cannot be unique"))
     if attribute.derived is not None:
         if attribute.required:
-            issues.append(Issue(f"{path}.required", "a derived Attribute is computed and cannot be required"))
+            issues.append(
+                Issue(f"{path}.required", "a derived Attribute is computed and cannot be required")
+            )
         try:
             expression = compile_expression(attribute.derived)
         except ExpressionError as exc:
             issues.append(Issue(f"{path}.derived", str(exc), "expression"))
         else:
             for unknown in sorted(expression.names - set(kind.attributes)):
-                issues.append(Issue(f"{path}.derived", f"{unknown!r} is not an Attribute of the Kind", "unknown"))
+                issues.append(
+                    Issue(
+                        f"{path}.derived", f"{unknown!r} is not an Attribute of the Kind", "unknown"
+                    )
+                )
             if attr_name in expression.names:
-                issues.append(Issue(f"{path}.derived", "a Derivation cannot read its own Attribute"))
+                issues.append(
+                    Issue(f"{path}.derived", "a Derivation cannot read its own Attribute")
+                )
             for other in sorted(expression.names & set(kind.attributes)):
                 if kind.attributes[other].derived is not None:
-                    issues.append(Issue(f"{path}.derived", f"{other!r} is derived too; Derivations read stored Attributes only"))
+                    issues.append(
+                        Issue(
+                            f"{path}.derived",
+                            f"{other!r} is derived too; Derivations read stored Attributes only",
+                        )
+                    )
     return issues
 
 
@@ -190,11 +266,15 @@ def _check_relations(schema: Schema) -> list[Issue]:
         path = f"relations.{name}"
         for member, kind_name in (("from", relation.from_kind), ("to", relation.to_kind)):
             if kind_name not in schema.kinds:
-                issues.append(Issue(f"{path}.{member}", f"Kind {kind_name!r} does not exist", "unknown"))
+                issues.append(
+                    Issue(f"{path}.{member}", f"Kind {kind_name!r} does not exist", "unknown")
+                )
         for attr_name, attribute in relation.attributes.items():
             attr_path = f"{path}.attributes.{attr_name}"
             if not MEMBER_NAME.match(attr_name):
-                issues.append(Issue(attr_path, f"the name must match {MEMBER_NAME.pattern}", "name"))
+                issues.append(
+                    Issue(attr_path, f"the name must match {MEMBER_NAME.pattern}", "name")
+                )
             issues.extend(check_value_rules(attribute, attr_path))
             if attribute.derived is not None or attribute.unique:
                 issues.append(Issue(attr_path, "Link Attributes cannot be derived or unique"))
@@ -205,13 +285,21 @@ def _check_lenses(schema: Schema) -> list[Issue]:
     issues: list[Issue] = []
     for name, lens in schema.lenses.items():
         path = f"lenses.{name}"
-        issues.extend(Issue(f"{path}.kinds", f"Kind {kind!r} does not exist", "unknown")
-                      for kind in lens.kinds if kind not in schema.kinds)
-        issues.extend(Issue(f"{path}.traits", f"Trait {trait!r} does not exist", "unknown")
-                      for trait in lens.traits if trait not in schema.traits)
+        issues.extend(
+            Issue(f"{path}.kinds", f"Kind {kind!r} does not exist", "unknown")
+            for kind in lens.kinds
+            if kind not in schema.kinds
+        )
+        issues.extend(
+            Issue(f"{path}.traits", f"Trait {trait!r} does not exist", "unknown")
+            for trait in lens.traits
+            if trait not in schema.traits
+        )
         for relation in lens.relations:
             if not _relation_exists(schema, relation):
-                issues.append(Issue(f"{path}.relations", f"Relation {relation!r} does not exist", "unknown"))
+                issues.append(
+                    Issue(f"{path}.relations", f"Relation {relation!r} does not exist", "unknown")
+                )
     return issues
 
 
@@ -229,7 +317,11 @@ def _check_operation(schema: Schema, name: str, operation: OperationDef) -> list
         issues.extend(check_value_rules(rules, param_path))
     for effect in operation.side_effects:
         if not MEMBER_NAME.match(effect):
-            issues.append(Issue(f"{path}.side_effects", f"{effect!r} must match {MEMBER_NAME.pattern}", "name"))
+            issues.append(
+                Issue(
+                    f"{path}.side_effects", f"{effect!r} must match {MEMBER_NAME.pattern}", "name"
+                )
+            )
     if not operation.edits:
         issues.append(Issue(f"{path}.edits", "an Operation needs at least one edit", "missing"))
     names = set(operation.parameters) | TEMPLATE_EXTRA_NAMES
@@ -239,8 +331,10 @@ def _check_operation(schema: Schema, name: str, operation: OperationDef) -> list
         except ExpressionError as exc:
             issues.append(Issue(f"{path}.review", str(exc), "expression"))
         else:
-            issues.extend(Issue(f"{path}.review", f"{unknown!r} is not a parameter", "unknown")
-                          for unknown in sorted(policy.names - set(operation.parameters)))
+            issues.extend(
+                Issue(f"{path}.review", f"{unknown!r} is not a parameter", "unknown")
+                for unknown in sorted(policy.names - set(operation.parameters))
+            )
     for index, edit in enumerate(operation.edits):
         issues.extend(_check_edit(schema, edit, names, f"{path}.edits.{index}.{edit.op}"))
     return issues
@@ -251,14 +345,26 @@ def _check_edit(schema: Schema, edit: EditDef, names: set[str], path: str) -> li
     attributes: dict[str, AttributeDef] = {}
     if edit.op in {"upsert_record", "update_record", "delete_record"}:
         if edit.kind not in schema.kinds:
-            return [Issue(f"{path}.kind", f"Kind {edit.kind!r} does not exist", "unknown" if edit.kind else "missing")]
+            return [
+                Issue(
+                    f"{path}.kind",
+                    f"Kind {edit.kind!r} does not exist",
+                    "unknown" if edit.kind else "missing",
+                )
+            ]
         attributes = schema.kinds[edit.kind].attributes
         issues.extend(_check_template(edit.key, names, f"{path}.key", required=True))
         if edit.from_ref is not None or edit.to_ref is not None or edit.relation is not None:
             issues.append(Issue(path, "record edits take kind, key and values"))
     else:
         if edit.relation not in schema.relations:
-            return [Issue(f"{path}.relation", f"Relation {edit.relation!r} does not exist", "unknown" if edit.relation else "missing")]
+            return [
+                Issue(
+                    f"{path}.relation",
+                    f"Relation {edit.relation!r} does not exist",
+                    "unknown" if edit.relation else "missing",
+                )
+            ]
         attributes = schema.relations[edit.relation].attributes
         issues.extend(_check_template(edit.from_ref, names, f"{path}.from", required=True))
         issues.extend(_check_template(edit.to_ref, names, f"{path}.to", required=True))
@@ -269,14 +375,26 @@ def _check_edit(schema: Schema, edit: EditDef, names: set[str], path: str) -> li
     for attr_name, template in edit.values.items():
         attribute = attributes.get(attr_name)
         if attribute is None:
-            issues.append(Issue(f"{path}.values.{attr_name}", f"{attr_name!r} is not an Attribute here", "unknown"))
+            issues.append(
+                Issue(
+                    f"{path}.values.{attr_name}",
+                    f"{attr_name!r} is not an Attribute here",
+                    "unknown",
+                )
+            )
         elif attribute.derived is not None:
-            issues.append(Issue(f"{path}.values.{attr_name}", f"{attr_name!r} is derived and cannot be written"))
+            issues.append(
+                Issue(
+                    f"{path}.values.{attr_name}", f"{attr_name!r} is derived and cannot be written"
+                )
+            )
         issues.extend(_check_template(template, names, f"{path}.values.{attr_name}"))
     return issues
 
 
-def _check_template(template: object, names: set[str], path: str, *, required: bool = False) -> list[Issue]:
+def _check_template(
+    template: object, names: set[str], path: str, *, required: bool = False
+) -> list[Issue]:
     if template is None:
         return [Issue(path, "required", "missing")] if required else []
     if isinstance(template, str) and template.startswith("$"):
@@ -285,10 +403,13 @@ def _check_template(template: object, names: set[str], path: str, *, required: b
         return []
     if isinstance(template, dict):
         if set(template) != {"expr"} or not isinstance(template["expr"], str):
-            return [Issue(path, "a computed value is written {expr: \"...\"}")]
+            return [Issue(path, 'a computed value is written {expr: "..."}')]
         try:
             expression = compile_expression(template["expr"])
         except ExpressionError as exc:
             return [Issue(path, str(exc), "expression")]
-        return [Issue(path, f"{unknown!r} names no parameter", "unknown") for unknown in sorted(expression.names - names)]
+        return [
+            Issue(path, f"{unknown!r} names no parameter", "unknown")
+            for unknown in sorted(expression.names - names)
+        ]
     return []

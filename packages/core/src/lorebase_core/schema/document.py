@@ -67,7 +67,9 @@ class Schema:
         try:
             return self.kinds[name]
         except KeyError:
-            raise KindNotFound(f"Kind {name!r} does not exist in Domain {self.domain.name!r}") from None
+            raise KindNotFound(
+                f"Kind {name!r} does not exist in Domain {self.domain.name!r}"
+            ) from None
 
     def attribute(self, kind_name: str, attribute_name: str) -> AttributeDef | None:
         return self.kind(kind_name).attributes.get(attribute_name)
@@ -85,7 +87,9 @@ class Schema:
         if name in self.relations:
             return RelationEnd(name, self.relations[name], "forward")
         if name in self._inverse_names:
-            return RelationEnd(self._inverse_names[name], self.relations[self._inverse_names[name]], "inverse")
+            return RelationEnd(
+                self._inverse_names[name], self.relations[self._inverse_names[name]], "inverse"
+            )
         raise RelationNotFound(f"Relation {name!r} does not exist in Domain {self.domain.name!r}")
 
     def kinds_implementing(self, trait_name: str) -> list[str]:
@@ -96,13 +100,22 @@ class Schema:
         return {
             "domain": self.domain.model_dump(mode="json"),
             "search": self.search.model_dump(mode="json"),
-            "traits": {name: trait.model_dump(mode="json", exclude_defaults=True) for name, trait in self.traits.items()},
-            "kinds": {name: kind.model_dump(mode="json", exclude_defaults=True) for name, kind in self.kinds.items()},
+            "traits": {
+                name: trait.model_dump(mode="json", exclude_defaults=True)
+                for name, trait in self.traits.items()
+            },
+            "kinds": {
+                name: kind.model_dump(mode="json", exclude_defaults=True)
+                for name, kind in self.kinds.items()
+            },
             "relations": {
                 name: relation.model_dump(mode="json", by_alias=True, exclude_defaults=True)
                 for name, relation in self.relations.items()
             },
-            "lenses": {name: lens.model_dump(mode="json", exclude_defaults=True) for name, lens in self.lenses.items()},
+            "lenses": {
+                name: lens.model_dump(mode="json", exclude_defaults=True)
+                for name, lens in self.lenses.items()
+            },
             "operations": {
                 name: operation.model_dump(mode="json", exclude_defaults=True)
                 for name, operation in self.operations.items()

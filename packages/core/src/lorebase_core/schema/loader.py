@@ -28,6 +28,7 @@ from lorebase_core.schema.model import (
 from lorebase_core.schema.yaml_text import parse_yaml
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
+_EDIT_MEMBERS = {"from": "from_ref", "to": "to_ref"}
 _TOP_LEVEL = ("domain", "search", "traits", "kinds", "relations", "lenses", "operations")
 
 
@@ -39,9 +40,15 @@ def load_schema(text: str) -> Schema:
     except yaml.YAMLError as exc:
         raise SchemaInvalid("The schema is not valid YAML", [Issue("", str(exc), "yaml")]) from exc
     if not isinstance(document, dict):
-        raise SchemaInvalid("The schema must be a mapping", [Issue("", "expected a mapping at the top")])
+        raise SchemaInvalid(
+            "The schema must be a mapping", [Issue("", "expected a mapping at the top")]
+        )
     for member in sorted(set(document) - set(_TOP_LEVEL)):
-        issues.append(Issue(str(member), f"unknown member; expected one of {', '.join(_TOP_LEVEL)}", "unknown"))
+        issues.append(
+            Issue(
+                str(member), f"unknown member; expected one of {', '.join(_TOP_LEVEL)}", "unknown"
+            )
+        )
     domain = _parse(DomainDef, document.get("domain"), "domain", issues)
     search = _parse(SearchDef, document.get("search") or {}, "search", issues)
     traits = _parse_map(TraitDef, document, "traits", issues)
@@ -126,13 +133,17 @@ def _normalize_operation(raw: dict[str, Any], path: str, issues: list[Issue]) ->
     for index, edit in enumerate(edits):
         edit_path = f"{path}.edits.{index}"
         if not isinstance(edit, dict) or len(edit) != 1 or next(iter(edit)) not in EDIT_OPS:
-            issues.append(Issue(edit_path, f"an edit is a mapping with one of {', '.join(EDIT_OPS)}"))
+            issues.append(
+                Issue(edit_path, f"an edit is a mapping with one of {', '.join(EDIT_OPS)}")
+            )
             continue
         op, body = next(iter(edit.items()))
         if not isinstance(body, dict):
             issues.append(Issue(f"{edit_path}.{op}", "expected a mapping"))
             continue
-        renamed = {{"from": "from_ref", "to": "to_ref"}.get(member, member): value for member, value in body.items()}
+        renamed = {
+            _EDIT_MEMBERS.get(str(member), str(member)): value for member, value in body.items()
+        }
         unknown = set(renamed) - set(EditDef.model_fields) - {"op"}
         for member in sorted(unknown):
             issues.append(Issue(f"{edit_path}.{op}.{member}", "unknown member", "extra_forbidden"))

@@ -83,8 +83,9 @@ class RelationDef(_Model):
     description: str = ""
     attributes: dict[str, AttributeDef] = Field(default_factory=dict)
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True,
-                              ignored_types=(cached_property,))
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True, ignored_types=(cached_property,)
+    )
 
 
 class LensDef(_Model):
@@ -100,7 +101,13 @@ class LensDef(_Model):
 
 
 EditOp = Literal["upsert_record", "update_record", "delete_record", "upsert_link", "delete_link"]
-EDIT_OPS: tuple[EditOp, ...] = ("upsert_record", "update_record", "delete_record", "upsert_link", "delete_link")
+EDIT_OPS: tuple[EditOp, ...] = (
+    "upsert_record",
+    "update_record",
+    "delete_record",
+    "upsert_link",
+    "delete_link",
+)
 
 
 class EditDef(_Model):

@@ -13,7 +13,11 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 _StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp"}]
+    first: [
+        (tag, regexp)
+        for tag, regexp in resolvers
+        if tag not in {"tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp"}
+    ]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _StrictLoader.add_implicit_resolver(
@@ -23,4 +27,4 @@ _StrictLoader.add_implicit_resolver(
 
 def parse_yaml(text: str) -> Any:
     """Parse one YAML document; raises `yaml.YAMLError` with the position of a syntax error."""
-    return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    return yaml.load(text, Loader=_StrictLoader)

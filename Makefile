@@ -1,0 +1,41 @@
+# Lorebase: the commands the README uses. `make help` lists them.
+SHELL := /bin/bash
+export UV_SYSTEM_CERTS := 1
+UV ?= uv
+RUN := $(UV) run --frozen
+
+.PHONY: help install demo test lint typecheck imports pytest bench format
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+install: ## create the environment (.venv) with every package and tool
+	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
+	$(UV) sync --frozen
+
+demo: install ## import the supply example into the embedded SQLite default and start Keeper
+	$(RUN) lorebase import examples/supply --create-only
+	$(RUN) lorebase log supply
+	$(RUN) lorebase serve
+
+lint: ## ruff check and format check
+	$(RUN) ruff check .
+	$(RUN) ruff format --check .
+
+imports: ## the import contracts of design.md (.importlinter)
+	$(RUN) lint-imports
+
+typecheck: ## mypy strict on the packages
+	$(RUN) mypy
+
+pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
+	$(RUN) pytest -q
+
+test: install lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
+
+bench: install ## benchmarks (bench/README.md)
+	$(RUN) python bench/store/run.py
+
+format: ## rewrite the code in the house format
+	$(RUN) ruff format .
+	$(RUN) ruff check --fix .

@@ -1,0 +1,39 @@
+"""Keeper's ASGI application."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from lorebase_keeper.errors import install_error_handlers
+from lorebase_keeper.routes import health, unfinished
+from lorebase_platform.settings import Settings
+from lorebase_store.store import Store
+
+VERSION = "0.1.0"
+
+
+def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
+    """Keeper over `store` (opened from settings when not given, and closed with the app)."""
+    owned = store is None
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if owned:
+            app.state.store.close()
+
+    app = FastAPI(
+        title="Lorebase Keeper",
+        version=VERSION,
+        lifespan=lifespan,
+        description="The REST API of Lorebase: governed, versioned knowledge graphs for agents.",
+    )
+    app.state.settings = settings
+    app.state.store = store if store is not None else Store.open(settings.database.resolved_url())
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.include_router(unfinished.router)
+    return app

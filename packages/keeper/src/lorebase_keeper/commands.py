@@ -1,0 +1,159 @@
+"""Server-side commands of the `lorebase` CLI, registered as `lorebase.commands` entry points.
+
+The client package owns the `lorebase` program and may not import Keeper (design.md); it loads
+these commands through the entry points instead.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from lorebase_core.errors import InvalidInput, LorebaseError
+from lorebase_platform.settings import Settings, load_settings
+from lorebase_store.importer import import_directory
+from lorebase_store.store import Store
+
+config_option = click.option(
+    "--config",
+    "config_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Settings file (default: $LOREBASE_CONFIG).",
+)
+database_option = click.option(
+    "--database",
+    "database_url",
+    default=None,
+    metavar="URL",
+    help="Database URL (sqlite:///PATH or postgresql://...); overrides database.url.",
+)
+
+
+def _settings(config_file: Path | None, database_url: str | None) -> Settings:
+    settings = load_settings(config_file)
+    if database_url:
+        settings.database.url = database_url
+    return settings
+
+
+@click.command("import")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option(
+    "--author",
+    default=None,
+    help="Author of the Revision (default: import.yaml's, else 'importer').",
+)
+@click.option("--message", default=None, help="Message of the Revision.")
+@click.option(
+    "--branch", default=None, help="Branch to import into (default: the Domain's default branch)."
+)
+@click.option("--create-only", is_flag=True, help="Do nothing when the Domain already exists.")
+@config_option
+@database_option
+def import_command(
+    directory: Path,
+    author: str | None,
+    message: str | None,
+    branch: str | None,
+    create_only: bool,
+    config_file: Path | None,
+    database_url: str | None,
+) -> None:
+    """Import a schema and data files from DIRECTORY into its Domain as one Revision."""
+    settings = _settings(config_file, database_url)
+    store = Store.open(settings.database.resolved_url())
+    try:
+        result = import_directory(
+            store,
+            directory,
+            author=author,
+            message=message,
+            branch=branch,
+            create_only=create_only,
+            batch_size=settings.imports.batch_size,
+            max_issues=settings.imports.max_issues,
+        )
+    except InvalidInput as exc:
+        click.echo(f"error: {exc.detail}", err=True)
+        for issue in exc.issues:
+            click.echo(f"  {issue}", err=True)
+        sys.exit(1)
+    except LorebaseError as exc:
+        click.echo(f"error: {exc.detail}", err=True)
+        sys.exit(1)
+    finally:
+        store.close()
+    if result.skipped:
+        click.echo(f"Domain {result.domain!r} exists already; nothing imported (--create-only).")
+        return
+    verb = "created" if result.created else "updated"
+    click.echo(
+        f"Domain {result.domain!r} {verb}: {result.changes} change(s) in {len(result.revisions)} Revision(s)"
+    )
+    for revision in result.revisions:
+        click.echo(
+            f"  {revision.id[:12]} {revision.origin_type:<9} {revision.author}: {revision.message}"
+        )
+    if not result.revisions:
+        click.echo("  nothing changed: no Revision was made")
+
+
+@click.command("serve")
+@click.option(
+    "--host", default=None, help="Address to listen on (default: keeper.host, 127.0.0.1)."
+)
+@click.option(
+    "--port", type=int, default=None, help="Port to listen on (default: keeper.port, 8080)."
+)
+@config_option
+@database_option
+def serve(
+    host: str | None, port: int | None, config_file: Path | None, database_url: str | None
+) -> None:
+    """Start Keeper, the REST server."""
+    import uvicorn
+
+    from lorebase_keeper.app import create_app
+
+    settings = _settings(config_file, database_url)
+    app = create_app(settings)
+    uvicorn.run(
+        app,
+        host=host or settings.keeper.host,
+        port=settings.keeper.port if port is None else port,
+        log_level="info",
+    )
+
+
+@click.command("log")
+@click.argument("domain")
+@click.option("--branch", default=None, help="Branch (default: the Domain's default branch).")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 1000),
+    default=20,
+    show_default=True,
+    help="Revisions to list.",
+)
+@config_option
+@database_option
+def log(
+    domain: str, branch: str | None, limit: int, config_file: Path | None, database_url: str | None
+) -> None:
+    """List the Revisions of a branch, newest first."""
+    settings = _settings(config_file, database_url)
+    store = Store.open(settings.database.resolved_url())
+    try:
+        revisions = store.log(domain, branch=branch, limit=limit)
+    except LorebaseError as exc:
+        click.echo(f"error: {exc.detail}", err=True)
+        sys.exit(1)
+    finally:
+        store.close()
+    for revision in revisions:
+        click.echo(
+            f"{revision.id[:12]} {revision.created_at} {revision.origin_type:<9} {revision.author}: {revision.message}"
+        )

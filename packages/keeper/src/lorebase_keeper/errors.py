@@ -1,0 +1,77 @@
+"""Errors of Keeper and the one place that renders every error as a problem document."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from lorebase_core.errors import Issue, LorebaseError
+from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem, problem_document
+
+logger = logging.getLogger("lorebase.keeper")
+
+
+class NotImplementedYet(LorebaseError):
+    """A part of the API that is planned and not built: 501, naming the missing piece."""
+
+    status = 501
+    code = "not-implemented"
+    title = "Not implemented yet"
+
+
+def _response(document: dict[str, object], status: int) -> JSONResponse:
+    return JSONResponse(document, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(LorebaseError)
+    async def lorebase_error(request: Request, exc: LorebaseError) -> JSONResponse:
+        if exc.status >= 500 and exc.status != 501:
+            logger.error(
+                "internal error on %s %s: %s", request.method, request.url.path, type(exc).__name__
+            )
+        return _response(problem_document(exc, instance=request.url.path), exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        issues = [
+            Issue(".".join(str(part) for part in error["loc"]), error["msg"], error["type"])
+            for error in exc.errors()
+        ]
+        document = problem(
+            422,
+            "invalid-request",
+            "Invalid request",
+            f"{len(issues)} problem(s) in the request",
+            issues=issues,
+            instance=request.url.path,
+        )
+        return _response(document, 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "http-error")
+        document = problem(
+            exc.status_code,
+            code,
+            str(exc.detail),
+            f"{request.method} {request.url.path}: {exc.detail}",
+            instance=request.url.path,
+        )
+        return _response(document, exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unexpected error on %s %s", request.method, request.url.path)
+        document = problem(
+            500,
+            "internal",
+            "Internal error",
+            "Keeper failed to answer; the error is logged.",
+            instance=request.url.path,
+        )
+        return _response(document, 500)

@@ -1,0 +1,1 @@
+"""Keeper's routes, one module per resource."""

@@ -1,0 +1,154 @@
+"""Settings: one YAML file plus environment overrides (`LOREBASE__SECTION__KEY`).
+
+`config/lorebase.example.yaml` lists every setting with its default; a test keeps the two in step.
+Tests build `Settings(...)` directly instead of changing the environment.
+"""
+
+from __future__ import annotations
+
+import os
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+from lorebase_platform.secrets import resolve_secret
+
+CONFIG_ENV = "LOREBASE_CONFIG"
+_config_file: ContextVar[Path | None] = ContextVar("lorebase_config_file", default=None)
+
+
+def default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "lorebase"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DatabaseSettings(_Section):
+    url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL of the database (postgresql://...), or a secret:// reference to one. "
+        "Empty: the embedded SQLite database at sqlite_path.",
+    )
+    sqlite_path: Path = Field(
+        default_factory=lambda: default_data_dir() / "lorebase.sqlite",
+        description="File of the embedded SQLite database, used when url is empty.",
+    )
+    pool_size: int = Field(
+        default=5, ge=1, le=100, description="Connections kept open per process (PostgreSQL)."
+    )
+    busy_timeout_ms: int = Field(
+        default=30000, ge=0, description="How long a SQLite writer waits for the write lock."
+    )
+
+    def resolved_url(self) -> str:
+        if self.url:
+            return resolve_secret(self.url)
+        return f"sqlite:///{self.sqlite_path.expanduser()}"
+
+
+class KeeperSettings(_Section):
+    host: str = Field(default="127.0.0.1", description="Address Keeper listens on.")
+    port: int = Field(default=8080, ge=0, le=65535, description="Port Keeper listens on.")
+    max_body_bytes: int = Field(
+        default=1_048_576, ge=1024, description="Largest request body accepted, in bytes."
+    )
+
+
+class HistorySettings(_Section):
+    default_limit: int = Field(
+        default=50, ge=1, description="Changes per page of a Record's history."
+    )
+    max_limit: int = Field(
+        default=500, ge=1, description="Largest page of a Record's history a request may ask for."
+    )
+    lineage_count_max: int = Field(
+        default=1000,
+        ge=1,
+        description="Changes counted in a lineage answer before changes_truncated.",
+    )
+
+
+class ReadSettings(_Section):
+    history: HistorySettings = Field(
+        default_factory=HistorySettings, description="History and lineage reads."
+    )
+
+
+class ImportSettings(_Section):
+    batch_size: int = Field(
+        default=1000, ge=1, le=100_000, description="Rows validated and written per batch."
+    )
+    max_issues: int = Field(
+        default=1000,
+        ge=1,
+        description="Problems collected before an import stops looking for more.",
+    )
+
+
+class FeedSettings(_Section):
+    changed_keys_max: int = Field(
+        default=100,
+        ge=0,
+        description="Changed Record keys listed in one revision event (keys_truncated past it).",
+    )
+
+
+class AgentsSettings(_Section):
+    feed: FeedSettings = Field(
+        default_factory=FeedSettings, description="The change feed and its events."
+    )
+
+
+class Settings(BaseSettings):
+    """Every setting of Lorebase, by section."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="LOREBASE__", env_nested_delimiter="__", extra="forbid"
+    )
+
+    database: DatabaseSettings = Field(
+        default_factory=DatabaseSettings, description="Where the data lives."
+    )
+    keeper: KeeperSettings = Field(default_factory=KeeperSettings, description="The REST server.")
+    read: ReadSettings = Field(default_factory=ReadSettings, description="Limits of reads.")
+    imports: ImportSettings = Field(
+        default_factory=ImportSettings, alias="import", description="lorebase import."
+    )
+    agents: AgentsSettings = Field(
+        default_factory=AgentsSettings, description="Agent-facing reads."
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        path = _config_file.get() or os.environ.get(CONFIG_ENV)
+        if path:
+            sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=path))
+        return tuple(sources)
+
+
+def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
+    """Settings from `config_file` (or $LOREBASE_CONFIG), the environment and `overrides`."""
+    token = _config_file.set(config_file)
+    try:
+        return Settings(**overrides)
+    finally:
+        _config_file.reset(token)
