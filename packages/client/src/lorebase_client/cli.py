@@ -35,3 +35,7 @@ class LorebaseGroup(click.Group):
 @click.version_option("0.1.0", prog_name="lorebase")
 def main() -> None:
     """Lorebase: governed, versioned knowledge graphs for AI agents."""
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m lorebase_client.cli`
+    main()

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
 def alembic_config(connection: sa.Connection | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
@@ -21,7 +23,14 @@ def alembic_config(connection: sa.Connection | None = None) -> Config:
 
 
 def upgrade(engine: sa.Engine) -> None:
-    """Run every migration not yet applied (a no-op on an up-to-date database)."""
+    """Run every migration not yet applied (a no-op on an up-to-date database).
+
+    Alembic is imported here, when a database is opened, not when the CLI starts.
+    """
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
     with engine.connect() as connection:
         current = MigrationContext.configure(connection).get_current_revision()
         connection.rollback()

@@ -1,0 +1,59 @@
+"""Fixtures every package's tests share: a real database on each backend.
+
+Each test gets a fresh SQLite file, and, when LOREBASE_TEST_POSTGRES_DSN is set, a fresh
+PostgreSQL schema (dropped afterwards). Without the DSN the PostgreSQL cases skip with a reason,
+except in CI (CI=true), where a missing DSN is an error: CI must run them.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import psycopg
+import pytest
+
+from lorebase_store.importer import import_directory
+from lorebase_store.store import Store
+
+POSTGRES_DSN = os.environ.get("LOREBASE_TEST_POSTGRES_DSN")
+ROOT = Path(__file__).parent
+SUPPLY = ROOT / "examples" / "supply"
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A URL of an empty database on the backend of the test case."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'lorebase.sqlite'}"
+        return
+    if not POSTGRES_DSN:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the PostgreSQL tests: LOREBASE_TEST_POSTGRES_DSN is not set")
+        pytest.skip("set LOREBASE_TEST_POSTGRES_DSN to run the PostgreSQL cases (.ci/run does)")
+    schema = f"test_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
+        connection.execute(f'CREATE SCHEMA "{schema}"')
+    separator = "&" if "?" in POSTGRES_DSN else "?"
+    yield f"{POSTGRES_DSN}{separator}options={quote(f'-csearch_path={schema},public -ctimezone=UTC')}"
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
+        connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def store(database_url: str) -> Iterator[Store]:
+    """An empty, migrated store."""
+    opened = Store.open(database_url)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def supply(store: Store) -> Store:
+    """A store holding the supply example (its import and its follow-up Revisions)."""
+    import_directory(store, SUPPLY)
+    return store

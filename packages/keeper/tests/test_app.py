@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+
+from lorebase_keeper.app import create_app
+from lorebase_platform.settings import Settings
+from lorebase_store.engine import create_store_engine
+from lorebase_store.store import Store
+
+
+def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str, object]:
+    """Every error answer is a problem document with a stable code."""
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith("application/problem+json")
+    document = response.json()
+    assert document["status"] == status
+    assert document["code"] == code
+    assert {"type", "title", "detail"} <= set(document)
+    return dict(document)
+
+
+@pytest.fixture
+async def client(store: Store) -> AsyncIterator[httpx.AsyncClient]:
+    app = create_app(Settings(), store=store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+        yield http
+
+
+@pytest.mark.anyio
+async def test_healthz_answers_ok(client: httpx.AsyncClient) -> None:
+    response = await client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+@pytest.mark.anyio
+async def test_readyz_names_the_database_backend(client: httpx.AsyncClient, store: Store) -> None:
+    response = await client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ready", "database": store.backend}
+
+
+@pytest.mark.anyio
+async def test_readyz_answers_503_when_the_database_is_unreachable() -> None:
+    unreachable = Store(create_store_engine("postgresql://nobody@127.0.0.1:1/none"))
+    transport = httpx.ASGITransport(app=create_app(Settings(), store=unreachable))
+    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+        response = await http.get("/readyz")
+    assert response.status_code == 503
+    assert response.json() == {"status": "unavailable", "database": "postgresql"}
+
+
+@pytest.mark.anyio
+async def test_the_unbuilt_read_api_answers_501_naming_the_missing_piece(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.get("/api/v1/domains/supply/schema")
+    document = assert_problem(response, 501, "not-implemented")
+    assert document["missing"] == "keeper-read-api"
+    assert document["instance"] == "/api/v1/domains/supply/schema"
+
+
+@pytest.mark.anyio
+async def test_unknown_routes_are_problem_documents(client: httpx.AsyncClient) -> None:
+    assert_problem(await client.get("/nowhere"), 404, "not-found")
+    assert_problem(await client.post("/healthz"), 405, "method-not-allowed")
+
+
+@pytest.mark.anyio
+async def test_openapi_lists_the_routes_served(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    assert set(document["paths"]) == {"/healthz", "/readyz"}

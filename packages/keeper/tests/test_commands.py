@@ -1,0 +1,87 @@
+"""The lorebase program as a user runs it: real processes, a real database, real HTTP."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).parents[3]
+SUPPLY = ROOT / "examples" / "supply"
+LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
+
+
+def run(*args: str, database: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*LOREBASE, *args, "--database", database],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "LOREBASE_CONFIG": ""},
+    )
+
+
+def test_import_then_log_show_the_supply_revisions(database_url: str) -> None:
+    imported = run("import", str(SUPPLY), database=database_url)
+    assert imported.returncode == 0, imported.stderr
+    assert "Domain 'supply' created" in imported.stdout
+    assert "Raise the risk of S-1001" in imported.stdout
+    log = run("log", "supply", database=database_url)
+    assert log.returncode == 0, log.stderr
+    lines = log.stdout.splitlines()
+    assert lines[-1].endswith("usr_loader: Import the supply example data")
+    assert "operation usr_editor: Raise the risk of S-1001" in lines[-2]
+    again = run("import", str(SUPPLY), "--create-only", database=database_url)
+    assert again.returncode == 0
+    assert "nothing imported" in again.stdout
+
+
+def test_a_refused_import_prints_every_problem_and_exits_1(tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    (broken / "data").mkdir(parents=True)
+    (broken / "schema.yaml").write_text((SUPPLY / "schema.yaml").read_text())
+    (broken / "data" / "Plant.csv").write_text("plant_code,name,city,country\nPL-01,,Poznan,pl\n")
+    database = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    result = run("import", str(broken), database=database)
+    assert result.returncode == 1
+    assert "nothing was written" in result.stderr
+    assert "data/Plant.csv:2" in result.stderr
+    assert run("log", "supply", database=database).returncode == 1
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_answers_on_loopback(tmp_path: Path) -> None:
+    port = _free_port()
+    database = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    output = tmp_path / "keeper.log"
+    with output.open("w") as log:
+        process = subprocess.Popen(
+            [*LOREBASE, "serve", "--port", str(port), "--database", database],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                response = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, output.read_text()
+                assert time.monotonic() < deadline, "Keeper did not start within 30 s"
+                time.sleep(0.2)
+        assert response.json() == {"status": "ready", "database": "sqlite"}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

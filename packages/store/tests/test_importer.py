@@ -1,0 +1,150 @@
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lorebase_core.errors import ImportInvalid
+from lorebase_store.importer import import_directory
+from lorebase_store.store import Store
+
+SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
+
+
+def copy_example(tmp_path: Path) -> Path:
+    target = tmp_path / "supply"
+    shutil.copytree(SUPPLY, target)
+    return target
+
+
+def test_supply_example_imports_as_its_revisions(store: Store) -> None:
+    result = import_directory(store, SUPPLY)
+    assert result.created
+    messages = [revision.message for revision in result.revisions]
+    assert messages[:2] == ["Import the supply example data", "Raise the risk of S-1001"]
+    first, second = result.revisions[:2]
+    assert (first.origin_type, first.origin_ref, first.author) == (
+        "import",
+        "examples/supply",
+        "usr_loader",
+    )
+    assert first.created_at == "2026-10-01T08:00:03Z"
+    assert (second.origin_type, second.author, second.parents) == (
+        "operation",
+        "usr_editor",
+        [first.id],
+    )
+    supplier = store.get_record("supply", "Supplier", "S-1001")
+    assert supplier is not None
+    assert supplier.values["legal_name"] == "Kavsen Alloys Sp. z o.o."
+    assert (supplier.values["city"], supplier.values["country"]) == ("Poznan", "PL")
+    assert (supplier.values["tier"], supplier.values["risk_score"]) == ("1", "90")
+    assert store.count("supply", "Supplier") == 30
+    assert store.count("supply", "Part") == 40
+    assert store.count("supply", "PurchaseOrder") == 50
+
+
+def test_import_is_reproducible(tmp_path: Path, database_url: str) -> None:
+    """Fixed times in import.yaml and the revisions make the same Revision ids every time."""
+    first = Store.open(database_url)
+    ids = [revision.id for revision in import_directory(first, SUPPLY).revisions]
+    first.close()
+    other = Store.open(f"sqlite:///{tmp_path / 'other.sqlite'}")
+    assert [revision.id for revision in import_directory(other, SUPPLY).revisions] == ids
+    other.close()
+
+
+def test_reimport_commits_only_what_changed(store: Store, tmp_path: Path) -> None:
+    source = copy_example(tmp_path)
+    import_directory(store, source)
+    again = import_directory(store, source)
+    # the data files hold the values before the follow-up Revisions: those two Records differ
+    assert again.changes == 2
+    assert import_directory(store, source).revisions == []
+    suppliers = source / "data" / "Supplier.csv"
+    suppliers.write_text(suppliers.read_text().replace("Poznan", "Posen", 1))
+    result = import_directory(store, source)
+    assert result.changes == 1
+    assert result.revisions[0].stats["records"] == {"updated": 1}
+
+
+def test_create_only_skips_an_existing_domain(store: Store) -> None:
+    import_directory(store, SUPPLY)
+    result = import_directory(store, SUPPLY, create_only=True)
+    assert result.skipped
+    assert result.revisions == []
+
+
+def test_every_problem_names_file_line_and_attribute_and_nothing_is_written(
+    store: Store, tmp_path: Path
+) -> None:
+    source = copy_example(tmp_path)
+    suppliers = source / "data" / "Supplier.csv"
+    lines = suppliers.read_text().splitlines()
+    header = lines[0].split(",")
+    row = lines[2].split(",")
+    row[header.index("risk_score")] = "high"
+    lines[2] = ",".join(row)
+    suppliers.write_text("\n".join(lines) + "\n")
+    links = source / "data" / "supplied_by.csv"
+    links.write_text(links.read_text() + "P-10001,S-9999,true,5\n")
+    with pytest.raises(ImportInvalid) as raised:
+        import_directory(store, source)
+    paths = [issue.path for issue in raised.value.issues]
+    assert "data/Supplier.csv:3 risk_score" in paths
+    assert any(path.startswith("data/supplied_by.csv:") and path.endswith(" to") for path in paths)
+    assert not store.has_domain("supply")
+
+
+def test_unknown_columns_and_files_are_refused(store: Store, tmp_path: Path) -> None:
+    source = copy_example(tmp_path)
+    (source / "data" / "Warehouse.csv").write_text("code\nW1\n")
+    plants = source / "data" / "Plant.csv"
+    text = plants.read_text().splitlines()
+    text[0] += ",colour"
+    plants.write_text(
+        "\n".join(line + ("," if index else "") for index, line in enumerate(text)) + "\n"
+    )
+    with pytest.raises(ImportInvalid) as raised:
+        import_directory(store, source)
+    paths = {issue.path for issue in raised.value.issues}
+    assert "data/Warehouse.csv" in paths
+    assert "data/Plant.csv:1 colour" in paths
+    assert not store.has_domain("supply")
+
+
+def test_duplicate_keys_in_a_file_are_refused(store: Store, tmp_path: Path) -> None:
+    source = copy_example(tmp_path)
+    plants = source / "data" / "Plant.csv"
+    lines = plants.read_text().splitlines()
+    plants.write_text("\n".join([*lines, lines[1]]) + "\n")
+    with pytest.raises(ImportInvalid) as raised:
+        import_directory(store, source)
+    assert [issue.code for issue in raised.value.issues] == ["record.duplicate"]
+    assert raised.value.issues[0].path == f"data/Plant.csv:{len(lines) + 1}"
+
+
+def test_a_broken_schema_reports_its_paths(store: Store, tmp_path: Path) -> None:
+    source = copy_example(tmp_path)
+    schema = source / "schema.yaml"
+    schema.write_text(schema.read_text().replace("title: legal_name", "title: legal_nam", 1))
+    with pytest.raises(ImportInvalid) as raised:
+        import_directory(store, source)
+    assert [issue.path for issue in raised.value.issues] == ["schema.yaml kinds.Supplier.title"]
+
+
+def test_json_lines_files_import_with_their_json_types(store: Store, tmp_path: Path) -> None:
+    source = copy_example(tmp_path)
+    plants = source / "data" / "Plant.csv"
+    import csv
+    import json
+
+    with plants.open() as handle:
+        rows = list(csv.DictReader(handle))
+    plants.unlink()
+    (source / "data" / "Plant.jsonl").write_text(
+        "\n".join(json.dumps({k: v for k, v in row.items() if v}) for row in rows) + "\n"
+    )
+    import_directory(store, source)
+    assert store.count("supply", "Plant") == len(rows)
