@@ -4,6 +4,7 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
 
     LorebaseError                     500 internal
     ├── BadRequest                    400 bad-request
+    │   ├── BadCursor                 400 bad-cursor
     │   └── InvalidInput              422 invalid-input (carries every issue with its path)
     │       ├── SchemaInvalid         422 schema-invalid
     │       ├── ValuesInvalid         422 values-invalid
@@ -14,7 +15,8 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     │   ├── RevisionNotFound          404 revision-not-found
     │   ├── KindNotFound              404 kind-not-found
     │   ├── RelationNotFound          404 relation-not-found
-    │   └── RecordNotFound            404 record-not-found
+    │   ├── RecordNotFound            404 record-not-found
+    │   └── RevisionNotOnBranch       404 revision-not-on-branch
     └── Conflict                      409 conflict
         ├── AlreadyExists             409 already-exists
         ├── StaleHead                 409 stale-head
@@ -75,6 +77,11 @@ class BadRequest(LorebaseError):
     status = 400
     code = "bad-request"
     title = "Bad request"
+
+
+class BadCursor(BadRequest):
+    code = "bad-cursor"
+    title = "Bad cursor"
 
 
 class InvalidInput(BadRequest):
@@ -151,6 +158,11 @@ class RelationNotFound(NotFound):
 class RecordNotFound(NotFound):
     code = "record-not-found"
     title = "Unknown Record"
+
+
+class RevisionNotOnBranch(NotFound):
+    code = "revision-not-on-branch"
+    title = "Revision not on this branch"
 
 
 class Conflict(LorebaseError):

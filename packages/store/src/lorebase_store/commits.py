@@ -29,6 +29,7 @@ from lorebase_store import tables as t
 from lorebase_store.current import Current, current_links, current_records, links_touching
 from lorebase_store.domains import insert_domain
 from lorebase_store.engine import inserted_id, is_sqlite, write_transaction
+from lorebase_store.reads import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.schemas import save_schema, schema_by_digest
 from lorebase_store.views import load_branch, load_domain, revision_info, segments
@@ -575,8 +576,6 @@ class _Commit:
                     )
 
     def _check_unique(self) -> None:
-        from lorebase_store.reads import duplicate_values
-
         for (kind_name, attribute), values in sorted(self.unique_touched.items()):
             for value, keys in duplicate_values(
                 self.connection, self.chain, kind_name, attribute, values

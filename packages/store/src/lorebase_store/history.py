@@ -13,7 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from lorebase_core.errors import BadRequest, RecordNotFound
+from lorebase_core.errors import BadCursor, RecordNotFound
 from lorebase_store import tables as t
 from lorebase_store.results import HistoryEntry, HistoryPage, Lineage, Provenance, RevisionInfo
 from lorebase_store.views import View, revision_info
@@ -72,11 +72,11 @@ def decode_cursor(cursor: str) -> int:
         padded = cursor + "=" * (-len(cursor) % 4)
         position = json.loads(base64.urlsafe_b64decode(padded.encode()))["p"]
     except (ValueError, KeyError, TypeError) as exc:
-        raise BadRequest(
-            f"cursor {cursor!r} is not one this server issued", code_detail="bad-cursor"
+        raise BadCursor(
+            f"cursor {cursor!r} is not one this server issued",
         ) from exc
     if not isinstance(position, int) or position < 0:
-        raise BadRequest(f"cursor {cursor!r} is not one this server issued")
+        raise BadCursor(f"cursor {cursor!r} is not one this server issued")
     return position
 
 

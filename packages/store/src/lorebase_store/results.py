@@ -52,6 +52,7 @@ class RevisionInfo:
     pk: int
     id: str
     branch: str
+    branch_id: int
     seq: int
     parents: list[str]
     generation: int

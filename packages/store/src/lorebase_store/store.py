@@ -9,7 +9,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 from lorebase_core.changes import Change
-from lorebase_core.errors import AlreadyExists, RevisionNotFound
+from lorebase_core.errors import AlreadyExists
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
@@ -45,7 +45,7 @@ from lorebase_store.views import (
     make_view,
     resolve_revision,
     revision_info,
-    segments,
+    revision_segments,
 )
 
 BranchMode = Literal["overlay", "copy"]
@@ -384,22 +384,11 @@ class Store:
         """What changed from one Revision to another (any two Revisions of the Domain)."""
         with read_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            chains = []
-            revisions = []
-            for text in (from_revision, to_revision):
-                revision = resolve_revision(connection, info, text)
-                row = connection.execute(
-                    sa.select(t.revisions.c.branch_id).where(t.revisions.c.id == revision.id)
-                ).scalar_one()
-                branch_row = connection.execute(
-                    sa.select(t.branches.c.name).where(t.branches.c.id == row)
-                ).scalar_one()
-                branch = load_branch(connection, info, branch_row) if branch_row else None
-                if branch is None:  # pragma: no cover - revisions always name a branch row
-                    raise RevisionNotFound(f"Revision {text!r} has no branch")
-                chains.append(segments(connection, branch, revision.seq))
-                revisions.append(revision.id)
-            return diff(connection, chains[0], chains[1], revisions[0], revisions[1])
+            ends = [
+                resolve_revision(connection, info, text) for text in (from_revision, to_revision)
+            ]
+            chains = [revision_segments(connection, revision) for revision in ends]
+            return diff(connection, chains[0], chains[1], ends[0].id, ends[1].id)
 
     def events(self, domain: str, *, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """Events of a Domain after a sequence number, oldest first."""

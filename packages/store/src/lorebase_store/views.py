@@ -13,7 +13,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from lorebase_core.errors import AmbiguousRevision, BranchNotFound, DomainNotFound, RevisionNotFound
+from lorebase_core.errors import (
+    AmbiguousRevision,
+    BranchNotFound,
+    DomainNotFound,
+    RevisionNotFound,
+    RevisionNotOnBranch,
+)
 from lorebase_store import tables as t
 from lorebase_store.results import BranchInfo, DomainInfo, RevisionInfo
 
@@ -37,7 +43,7 @@ class View:
 
     @property
     def at_head(self) -> bool:
-        return self.seq == self.branch.head_seq
+        return self.segments[0].at_head
 
 
 def load_domain(connection: sa.Connection, name: str) -> DomainInfo:
@@ -153,6 +159,20 @@ def segments(connection: sa.Connection, branch: BranchInfo, seq: int) -> tuple[S
         branch_id = row.base_branch_id
 
 
+def revision_segments(connection: sa.Connection, revision: RevisionInfo) -> tuple[Segment, ...]:
+    """The segments of the branch a Revision was committed on, at that Revision."""
+    row = (
+        connection.execute(sa.select(t.branches).where(t.branches.c.id == revision.branch_id))
+        .mappings()
+        .one()
+    )
+    domain_name = connection.execute(
+        sa.select(t.domains.c.name).where(t.domains.c.id == row["domain_id"])
+    ).scalar_one()
+    branch = _branch_info(connection, load_domain(connection, domain_name), row)
+    return segments(connection, branch, revision.seq)
+
+
 def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
     branch_name = connection.execute(
         sa.select(t.branches.c.name).where(t.branches.c.id == row["branch_id"])
@@ -161,6 +181,7 @@ def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
         row["pk"],
         row["id"],
         branch_name,
+        row["branch_id"],
         row["seq"],
         list(row["parents"]),
         row["generation"],
@@ -219,17 +240,14 @@ def make_view(
     revision = resolve_revision(connection, domain, at)
     chain = segments(connection, branch, branch.head_seq)
     for index, segment in enumerate(chain):
-        rev_branch = connection.execute(
-            sa.select(t.revisions.c.branch_id).where(t.revisions.c.id == revision.id)
-        ).scalar_one()
-        if rev_branch == segment.branch_id and revision.seq <= segment.upto:
-            sub_chain = (Segment(segment.branch_id, revision.seq, False), *chain[index + 1 :])
-            if index == 0:
-                return View(domain, branch, revision.seq, revision.id, sub_chain)
-            return View(domain, branch, revision.seq, revision.id, sub_chain)
-    raise RevisionNotFound(
+        if revision.branch_id == segment.branch_id and revision.seq <= segment.upto:
+            at_head = segment.at_head and revision.seq == segment.upto
+            nearest = Segment(segment.branch_id, revision.seq, at_head)
+            return View(domain, branch, revision.seq, revision.id, (nearest, *chain[index + 1 :]))
+    raise RevisionNotOnBranch(
         f"Revision {revision.id[:12]} is not in the history of branch {branch.name!r}",
-        code_detail="not-on-branch",
+        revision=revision.id,
+        branch=branch.name,
     )
 
 
