@@ -163,13 +163,19 @@ class _Evaluator:
         left = self.visit(node.left)
         for op, comparator in zip(node.ops, node.comparators, strict=True):
             right = self.visit(comparator)
-            if not _compare(op, left, right):
+            result = _compare(op, left, right)
+            if result is None:
+                return None
+            if not result:
                 return False
             left = right
         return True
 
     def visit_IfExp(self, node: ast.IfExp) -> object:
-        return self.visit(node.body) if _truthy(self.visit(node.test)) else self.visit(node.orelse)
+        test = self.visit(node.test)
+        if test is None:
+            return None
+        return self.visit(node.body) if _truthy(test) else self.visit(node.orelse)
 
     def visit_Call(self, node: ast.Call) -> object:
         assert isinstance(node.func, ast.Name)
@@ -204,10 +210,11 @@ def _comparable(left: object, right: object) -> tuple[object, object]:
     return left, right
 
 
-def _compare(op: ast.cmpop, left: object, right: object) -> bool:
+def _compare(op: ast.cmpop, left: object, right: object) -> bool | None:
+    """The comparison's truth; None (missing) when an ordering or `in` meets a missing value."""
     if isinstance(op, ast.In | ast.NotIn):
         if right is None or left is None:
-            return False
+            return None
         container = right if isinstance(right, list | str) else [right]
         found = (
             any(_equal(left, item) for item in container)
@@ -220,7 +227,7 @@ def _compare(op: ast.cmpop, left: object, right: object) -> bool:
     if isinstance(op, ast.NotEq):
         return not _equal(left, right)
     if left is None or right is None:
-        return False
+        return None
     left, right = _comparable(left, right)
     ordering: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
         ast.Lt: operator.lt,

@@ -138,8 +138,15 @@ def record_key(kind: KindDef, values: Mapping[str, CanonicalValue]) -> str | Non
         value = values.get(name)
         if value is None:
             return None
-        parts.append(str(value))
+        parts.append(key_text(value))
     return join_key(parts)
+
+
+def key_text(value: CanonicalValue) -> str:
+    """A canonical value as it is written in a key string (booleans as true/false)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 def record_title(kind: KindDef, values: Mapping[str, CanonicalValue]) -> str | None:

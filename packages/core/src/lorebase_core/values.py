@@ -7,10 +7,11 @@ and returns, or raises `ValueProblem` with a message that says what was expected
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from typing import Literal, TypeAlias
 
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
@@ -36,6 +37,8 @@ _DECIMAL_TEXT = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)$")
 _DATE_TEXT = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TRUE = frozenset({"true", "yes", "1"})
 _FALSE = frozenset({"false", "no", "0"})
+MAX_INTEGER_DIGITS = 4000
+_EXACT = Context(prec=200)
 ORDERED_TYPES: frozenset[BaseType] = frozenset({"integer", "decimal", "date", "datetime"})
 TEXT_TYPES: frozenset[BaseType] = frozenset({"string", "text"})
 
@@ -126,6 +129,9 @@ def _canonical_integer(raw: object) -> str:
     if isinstance(raw, float) and raw.is_integer():
         return str(int(raw))
     if isinstance(raw, str) and _INTEGER_TEXT.match(raw.strip()):
+        digits = raw.strip().lstrip("+-").lstrip("0")
+        if len(digits) > MAX_INTEGER_DIGITS:
+            raise ValueProblem(f"an integer has at most {MAX_INTEGER_DIGITS} digits")
         return str(int(raw.strip()))
     raise ValueProblem(f"expected an integer, got {raw!r}")
 
@@ -135,6 +141,8 @@ def _canonical_decimal(value_type: ValueType, raw: object) -> str:
     precision = value_type.precision or 38
     if isinstance(raw, bool):
         raise ValueProblem(f"expected a decimal number, got boolean {raw!r}")
+    if isinstance(raw, float) and not math.isfinite(raw):
+        raise ValueProblem(f"expected a decimal number, got {raw!r}")
     if isinstance(raw, int | float):
         text = repr(raw)
     elif isinstance(raw, str) and _DECIMAL_TEXT.match(raw.strip()):
@@ -148,14 +156,13 @@ def _canonical_decimal(value_type: ValueType, raw: object) -> str:
     exponent = number.normalize().as_tuple().exponent
     if isinstance(exponent, int) and -exponent > scale:
         raise ValueProblem(f"{text} has more than {scale} decimal places ({value_type.name})")
-    quantized = number.quantize(Decimal(1).scaleb(-scale))
-    integer_digits = len(str(abs(int(quantized)))) if int(quantized) != 0 else 0
+    integer_digits = number.adjusted() + 1 if number != 0 else 0
     if integer_digits > precision - scale:
         raise ValueProblem(
             f"{text} has more than {precision - scale} integer digits ({value_type.name})"
         )
-    result = f"{quantized:f}"
-    return "0" + result[1:] if result.startswith("-0") and quantized == 0 else result
+    quantized = number.quantize(Decimal(1).scaleb(-scale), context=_EXACT)
+    return f"{abs(quantized) if quantized == 0 else quantized:f}"
 
 
 def _canonical_boolean(raw: object, from_text: bool) -> bool:
@@ -218,12 +225,18 @@ def _canonical_enum(value_type: ValueType, raw: object) -> str:
     raise ValueProblem(f"{raw!r} is not one of {', '.join(value_type.enum_values)}")
 
 
+def _refuse_constant(name: str) -> JsonValue:
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def _canonical_json(raw: object, from_text: bool) -> JsonValue:
     if from_text and isinstance(raw, str):
         try:
-            parsed: JsonValue = json.loads(raw)
+            parsed: JsonValue = json.loads(raw, parse_constant=_refuse_constant)
         except json.JSONDecodeError as exc:
             raise ValueProblem(f"expected JSON text: {exc.msg} at character {exc.pos}") from exc
+        except ValueError as exc:
+            raise ValueProblem(f"expected JSON text: {exc}") from exc
         return parsed
     try:
         return json.loads(json.dumps(raw, allow_nan=False))  # type: ignore[no-any-return]
@@ -236,5 +249,12 @@ def compare(value_type: ValueType, left: CanonicalValue, right: CanonicalValue) 
     if value_type.base in {"integer", "decimal"}:
         a, b = Decimal(str(left)), Decimal(str(right))
         return (a > b) - (a < b)
+    if value_type.base == "datetime":
+        moment_a, moment_b = _moment(str(left)), _moment(str(right))
+        return (moment_a > moment_b) - (moment_a < moment_b)
     text_a, text_b = str(left), str(right)
     return (text_a > text_b) - (text_a < text_b)
+
+
+def _moment(canonical_datetime: str) -> datetime:
+    return datetime.fromisoformat(canonical_datetime.replace("Z", "+00:00"))

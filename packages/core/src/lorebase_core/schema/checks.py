@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from lorebase_core.errors import Issue
 from lorebase_core.expressions import ExpressionError, compile_expression
@@ -55,11 +55,15 @@ def _names(schema: Schema) -> Iterator[Issue]:
         for name in names:
             if not pattern.match(name):
                 yield Issue(f"{section}.{name}", f"the name must match {pattern.pattern}", "name")
-    for name, kind in schema.kinds.items():
-        for attr_name in kind.attributes:
+    owners: list[tuple[str, str, Mapping[str, ValueRules]]] = [
+        ("kinds", name, kind.attributes) for name, kind in schema.kinds.items()
+    ]
+    owners += [("traits", name, trait.attributes) for name, trait in schema.traits.items()]
+    for section, name, attributes in owners:
+        for attr_name in attributes:
             if not MEMBER_NAME.match(attr_name):
                 yield Issue(
-                    f"kinds.{name}.attributes.{attr_name}",
+                    f"{section}.{name}.attributes.{attr_name}",
                     f"the name must match {MEMBER_NAME.pattern}",
                     "name",
                 )
@@ -103,10 +107,13 @@ def check_value_rules(rules: ValueRules, path: str) -> list[Issue]:
         except re.error as exc:
             issues.append(Issue(f"{path}.pattern", f"not a regular expression: {exc}"))
     issues.extend(_check_bounds(rules, base, path))
-    if (rules.min_length is not None or rules.max_length is not None) and base not in TEXT_TYPES:
-        issues.append(
-            Issue(f"{path}.min_length", f"length bounds apply to string and text, not {rules.type}")
-        )
+    for member in ("min_length", "max_length"):
+        if getattr(rules, member) is not None and base not in TEXT_TYPES:
+            issues.append(
+                Issue(
+                    f"{path}.{member}", f"length bounds apply to string and text, not {rules.type}"
+                )
+            )
     if (
         rules.min_length is not None
         and rules.max_length is not None
