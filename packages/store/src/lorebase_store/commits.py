@@ -32,7 +32,7 @@ from lorebase_store.engine import inserted_id, is_sqlite, write_transaction
 from lorebase_store.reads import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.schemas import save_schema, schema_by_digest
-from lorebase_store.views import load_branch, load_domain, revision_info, segments
+from lorebase_store.views import load_branch, load_domain, segments
 
 Duplicates = Literal["merge", "refuse"]
 
@@ -118,14 +118,11 @@ class _Commit:
             )
         parent = None
         if branch.head_revision is not None:
-            parent = revision_info(
-                connection,
-                connection.execute(
-                    sa.select(t.revisions).where(t.revisions.c.id == branch.head_revision)
-                )
-                .mappings()
-                .one(),
-            )
+            parent = connection.execute(
+                sa.select(
+                    t.revisions.c.id, t.revisions.c.generation, t.revisions.c.schema_digest
+                ).where(t.revisions.c.id == branch.head_revision)
+            ).one()
         old_digest = parent.schema_digest if parent else str(domain.settings["initial_schema"])
         self.schema: Schema = request.schema or schema_by_digest(connection, old_digest)
         if request.schema is not None:
@@ -169,7 +166,11 @@ class _Commit:
         return self._finish(domain.id, parent, created_at, schema_changed)
 
     def _finish(
-        self, domain_id: int, parent: RevisionInfo | None, created_at: str, schema_changed: bool
+        self,
+        domain_id: int,
+        parent: sa.Row[Any, Any, Any] | None,
+        created_at: str,
+        schema_changed: bool,
     ) -> CommitResult:
         request, tally = self.request, self.tally
         parents = [parent.id] if parent else []
@@ -231,14 +232,23 @@ class _Commit:
                 )
             )
         )
-        row = (
-            self.connection.execute(
-                sa.select(t.revisions).where(t.revisions.c.pk == self.revision_pk)
-            )
-            .mappings()
-            .one()
+        revision = RevisionInfo(
+            self.revision_pk,
+            revision_id,
+            self.branch.name,
+            self.branch.id,
+            self.seq,
+            parents,
+            generation,
+            stats,
+            request.origin.type,
+            request.origin.ref,
+            request.author,
+            request.message,
+            created_at,
+            self.schema.digest,
         )
-        return CommitResult(revision_info(self.connection, row), self.count, stats, int(sequence))
+        return CommitResult(revision, self.count, stats, sequence)
 
     # -- batches -----------------------------------------------------------------------------
     def _apply_batch(self, batch: list[Change]) -> None:

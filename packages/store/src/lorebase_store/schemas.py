@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import sqlalchemy as sa
 
 from lorebase_core.schema import Schema, load_schema
@@ -22,13 +20,15 @@ def save_schema(connection: sa.Connection, schema: Schema) -> None:
         )
 
 
+_parsed: dict[str, Schema] = {}
+
+
 def schema_by_digest(connection: sa.Connection, digest: str) -> Schema:
-    source = connection.execute(
-        sa.select(t.schemas.c.source).where(t.schemas.c.digest == digest)
-    ).scalar_one()
-    return _parsed(source)
-
-
-@lru_cache(maxsize=64)
-def _parsed(source: str) -> Schema:
-    return load_schema(source)
+    """The schema with this digest; parsed once per process (a digest names one content)."""
+    schema = _parsed.get(digest)
+    if schema is None:
+        source = connection.execute(
+            sa.select(t.schemas.c.source).where(t.schemas.c.digest == digest)
+        ).scalar_one()
+        schema = _parsed.setdefault(digest, load_schema(source))
+    return schema

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from lorebase_core.errors import KindNotFound, RelationNotFound
@@ -58,7 +59,7 @@ class Schema:
             if relation.inverse:
                 self._inverse_names[relation.inverse] = name
 
-    @property
+    @cached_property
     def digest(self) -> str:
         """SHA-256 of the canonical JSON of the document: equal schemas have equal digests."""
         return hashlib.sha256(canonical_json(self.to_document()).encode()).hexdigest()
