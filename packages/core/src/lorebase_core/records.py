@@ -6,10 +6,8 @@ same values. Each problem is an `Issue` whose path names the Attribute.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 
 from lorebase_core.errors import Issue
 from lorebase_core.expressions import ExpressionError, result_as_value
@@ -32,31 +30,19 @@ def check_value(rules: ValueRules, raw: object, *, from_text: bool = False) -> C
     value = canonical(rules.value_type, raw, from_text=from_text)
     if value is None:
         return None
-    if (
-        rules.pattern is not None
-        and isinstance(value, str)
-        and not _pattern(rules.pattern).fullmatch(value)
-    ):
+    pattern = rules.compiled_pattern
+    if pattern is not None and isinstance(value, str) and not pattern.fullmatch(value):
         raise ValueProblem(f"{value!r} does not match the pattern {rules.pattern}")
     if isinstance(value, str) and rules.min_length is not None and len(value) < rules.min_length:
         raise ValueProblem(f"is shorter than {rules.min_length} characters")
     if isinstance(value, str) and rules.max_length is not None and len(value) > rules.max_length:
         raise ValueProblem(f"is longer than {rules.max_length} characters")
-    for member, bound in (("min", rules.min), ("max", rules.max)):
-        if bound is None:
-            continue
-        limit = canonical(rules.value_type, bound, from_text=True)
-        order = compare(rules.value_type, value, limit)
-        if member == "min" and order < 0:
-            raise ValueProblem(f"{value} is below the minimum {limit}")
-        if member == "max" and order > 0:
-            raise ValueProblem(f"{value} is above the maximum {limit}")
+    low, high = rules.bounds
+    if low is not None and compare(rules.value_type, value, low) < 0:
+        raise ValueProblem(f"{value} is below the minimum {low}")
+    if high is not None and compare(rules.value_type, value, high) > 0:
+        raise ValueProblem(f"{value} is above the maximum {high}")
     return value
-
-
-@lru_cache(maxsize=512)
-def _pattern(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
 
 
 def check_values(

@@ -6,13 +6,14 @@ elements (names that must exist, types that must agree) and reports all problems
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.expressions import Expression, compile_expression
-from lorebase_core.values import ValueType, parse_type
+from lorebase_core.values import CanonicalValue, ValueType, canonical, parse_type
 
 Sensitivity = Literal["pii", "confidential", "restricted"]
 Cardinality = Literal["one_to_one", "one_to_many", "many_to_one", "many_to_many"]
@@ -42,6 +43,18 @@ class ValueRules(_Model):
         """The parsed type (the loader has checked that it parses)."""
         parsed = parse_type(self.type)
         return ValueType(parsed.base, parsed.precision, parsed.scale, tuple(self.values or ()))
+
+    @cached_property
+    def bounds(self) -> tuple[CanonicalValue, CanonicalValue]:
+        """`min` and `max` in canonical form (None where absent; the loader has checked them)."""
+        return (
+            None if self.min is None else canonical(self.value_type, self.min, from_text=True),
+            None if self.max is None else canonical(self.value_type, self.max, from_text=True),
+        )
+
+    @cached_property
+    def compiled_pattern(self) -> re.Pattern[str] | None:
+        return re.compile(self.pattern) if self.pattern is not None else None
 
     @property
     def sensitive(self) -> bool:
