@@ -216,16 +216,6 @@ def test_log_of_an_overlay_branch_continues_into_its_base(supply: Store) -> None
 # -- known bugs ----------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    reason=(
-        "BUG: the unique check of a commit on an overlay branch (commits.py _check_unique -> "
-        "reads.py duplicate_values -> visible_rows/views.py not_shadowed) uses the chain at the "
-        "old head (upto = head_seq) while the commit's new versions have from_seq = head_seq + 1, "
-        "so they do not shadow the base's version: the Record collides with itself "
-        "('S-1003, S-1003 share it') and any change to an existing Supplier is refused"
-    ),
-    strict=True,
-)
 def test_an_overlay_branch_may_change_a_record_with_a_unique_value(supply: Store) -> None:
     supply.create_branch(DOMAIN, "draft", created_by="usr_tester")
     commit(supply, [UpsertRecord("Supplier", "S-1003", {"risk_score": 12})], branch="draft")
@@ -250,16 +240,6 @@ def test_an_overlay_branch_refuses_a_unique_value_its_base_holds(supply: Store) 
         pytest.param(
             "copy",
             id="copy",
-            marks=pytest.mark.xfail(
-                reason=(
-                    "BUG: views.py make_view only accepts Revisions committed on one of the "
-                    "view's segments, and a copy branch has a single segment (its own rows), so "
-                    "its fork Revision (its sequence 0, and its head_revision until it commits) "
-                    "raises RevisionNotOnBranch; Store.log of a copy branch likewise stops at "
-                    "its own commits"
-                ),
-                strict=True,
-            ),
         ),
     ],
 )
@@ -277,15 +257,6 @@ def test_a_branch_reads_at_its_fork_revision_and_logs_it(supply: Store, mode: Br
     ]
 
 
-@pytest.mark.xfail(
-    reason=(
-        "BUG: a Revision id hashes only parents, author, message, origin, time, schema and "
-        "changes (commits.py _Commit._finish), not the branch, so the same change set committed "
-        "at the same time on two branches forked from one Revision gets the same id and the "
-        "second commit fails with a raw IntegrityError on revisions.id (UNIQUE)"
-    ),
-    strict=True,
-)
 def test_the_same_change_at_the_same_time_on_two_branches_makes_two_revisions(
     supply: Store,
 ) -> None:

@@ -549,15 +549,6 @@ def test_a_record_upserted_twice_in_one_commit_gets_both_patches(supply: Store) 
     }
 
 
-@pytest.mark.xfail(
-    reason=(
-        "BUG: commits.py _Commit._delete_record flushes the batch's pending writes "
-        "(writes.flush) before it deletes the Record's Links; a later upsert in the same batch of "
-        "a Record created earlier in that batch then matches no pending insert in _Writes.put "
-        "and is silently dropped, though the stats count it"
-    ),
-    strict=True,
-)
 def test_a_record_patched_after_a_delete_in_the_same_commit_keeps_both_patches(
     supply: Store,
 ) -> None:
@@ -572,14 +563,6 @@ def test_a_record_patched_after_a_delete_in_the_same_commit_keeps_both_patches(
     assert values_of(supply, "Supplier", "S-1031").get("city") == "Malmo"
 
 
-@pytest.mark.xfail(
-    reason=(
-        "BUG: commits.py _Commit.run rolls back a commit that changes nothing (count == 0 and no "
-        "schema change) after insert_domain ran in the same transaction, so CommitRequest("
-        "create_domain=True) with no changes silently creates no Domain"
-    ),
-    strict=True,
-)
 def test_create_domain_with_no_changes_still_creates_the_domain(store: Store) -> None:
     schema = load_schema((SUPPLY / "schema.yaml").read_text(encoding="utf-8"))
     result = store.commit(request(schema=schema, create_domain=True), [])

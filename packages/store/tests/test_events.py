@@ -164,14 +164,6 @@ def test_a_deleted_record_is_in_the_keys(supply: Store) -> None:
     assert event["relations"]["stocked_at"] >= 1
 
 
-@pytest.mark.xfail(
-    reason=(
-        "BUG: commits.py _Commit._count_record counts every applied upsert, so a Record upserted "
-        "twice in one commit is listed twice in the event's keys ({'Supplier': ['S-1031', "
-        "'S-1031']}) and counted twice in kinds and stats (created 1 + updated 1)"
-    ),
-    strict=True,
-)
 def test_a_record_changed_twice_in_one_commit_is_listed_once(supply: Store) -> None:
     supply.commit(
         request(),

@@ -194,15 +194,6 @@ def test_history_on_an_overlay_branch_includes_the_base_before_the_fork(supply: 
         pytest.param(
             "copy",
             id="copy",
-            marks=pytest.mark.xfail(
-                reason=(
-                    "BUG: history.py _versions reads only the view's segments, and a copy "
-                    "branch's single segment holds the rows copied at the fork (from_seq 0, "
-                    "revision_pk of the version copied): S-1001's history there is one entry, "
-                    "'created' in 'Raise the risk of S-1001', and its import is lost"
-                ),
-                strict=True,
-            ),
         ),
     ],
 )

@@ -70,7 +70,8 @@ def test_parts_named_bearing(supply: Store) -> None:
 def test_quoted_values_match_the_documents(supply: Store) -> None:
     part = supply.get_record("supply", "Part", "P-10028")
     contract = supply.get_record("supply", "Contract", "C-3001")
-    assert part is not None and contract is not None
+    assert part is not None
+    assert contract is not None
     assert (part.values["name"], part.values["category"], part.values["unit_cost"]) == (
         "Radial shaft seal 25x42x7",
         "seal",

@@ -10,11 +10,13 @@ writes nothing), and written as new row versions that close the previous ones.
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from itertools import islice
 from typing import Any, Literal
 
@@ -23,16 +25,24 @@ import sqlalchemy as sa
 from lorebase_core.changes import Change, DeleteLink, DeleteRecord, Origin, UpsertLink, UpsertRecord
 from lorebase_core.errors import Issue, StaleHead, ValuesInvalid
 from lorebase_core.records import check_values, derive, key_values, missing_required, record_key
-from lorebase_core.schema import RelationDef, Schema, canonical_json
+from lorebase_core.schema import KindDef, RelationDef, Schema, canonical_json
 from lorebase_core.values import ValueProblem, format_datetime
 from lorebase_store import tables as t
 from lorebase_store.current import Current, current_links, current_records, links_touching
 from lorebase_store.domains import insert_domain
-from lorebase_store.engine import inserted_id, is_sqlite, write_transaction
+from lorebase_store.engine import (
+    JsonText,
+    canonical_text,
+    inserted_id,
+    is_sqlite,
+    write_transaction,
+)
+from lorebase_store.provenance import carried
 from lorebase_store.reads import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
+from lorebase_store.row_writes import RowWrites
 from lorebase_store.schemas import save_schema, schema_by_digest
-from lorebase_store.views import load_branch, load_domain, segments
+from lorebase_store.views import Segment, load_branch, load_domain, segments
 
 Duplicates = Literal["merge", "refuse"]
 
@@ -55,6 +65,28 @@ class CommitRequest:
     changed_keys_max: int = 100
     create_domain: bool = False
     default_branch: str = "main"
+
+
+@dataclass
+class _Version:
+    """A Record version a commit writes: values in canonical form and their provenance."""
+
+    deleted: bool
+    values: dict[str, Any]
+    provenance: dict[str, int]
+
+    @cached_property
+    def text(self) -> JsonText:
+        return canonical_text(self.values)
+
+    def row(self, kind_name: str, key: str) -> dict[str, Any]:
+        return {
+            "kind": kind_name,
+            "record_key": key,
+            "deleted": self.deleted,
+            "values_json": self.text,
+            "provenance_json": self.provenance,
+        }
 
 
 @dataclass
@@ -82,6 +114,10 @@ class _Commit:
         self.digest = hashlib.sha256()
         self.count = 0
         self.unique_touched: dict[tuple[str, str], set[str]] = {}
+        # Kinds and Relations with no row on the branch when the commit began: only what this
+        # commit wrote can be there, so those keys alone need looking up (imports into new Domains)
+        self.fresh_records: dict[str, set[str] | None] = {}
+        self.fresh_links: dict[str, set[tuple[str, str]] | None] = {}
 
     # -- the steps ---------------------------------------------------------------------------
     def run(self, changes: Iterable[Change]) -> CommitResult:
@@ -128,7 +164,9 @@ class _Commit:
         if request.schema is not None:
             save_schema(connection, request.schema)
         self.branch, self.seq = branch, branch.head_seq + 1
-        self.chain = segments(connection, branch, branch.head_seq)
+        # the new versions have from_seq = self.seq: they shadow the base's rows from there on
+        at_head = segments(connection, branch, branch.head_seq)
+        self.chain = (Segment(branch.id, self.seq, True), *at_head[1:])
         created_at = request.created_at or format_datetime(datetime.now(UTC))
         self.revision_pk = inserted_id(
             connection.execute(
@@ -161,7 +199,10 @@ class _Commit:
             )
         schema_changed = self.schema.digest != old_digest
         if self.count == 0 and not schema_changed:
-            connection.rollback()
+            if not request.create_domain:
+                connection.rollback()
+            else:  # keep the new Domain, with nothing committed on it
+                connection.execute(t.revisions.delete().where(t.revisions.c.pk == self.revision_pk))
             return CommitResult(None, 0, {})
         return self._finish(domain.id, parent, created_at, schema_changed)
 
@@ -177,6 +218,7 @@ class _Commit:
         header = canonical_json(
             {
                 "parents": parents,
+                "branch": self.branch.name,
                 "author": request.author,
                 "message": request.message,
                 "origin": request.origin.to_json(),
@@ -217,7 +259,7 @@ class _Commit:
             "kinds": dict(sorted(tally.kinds.items())),
             "relations": dict(sorted(tally.relations.items())),
             "schema_changed": schema_changed,
-            "keys": {kind: sorted(keys) for kind, keys in sorted(tally.keys.items())},
+            "keys": {kind: sorted(keys) for kind, keys in sorted(tally.keys.items()) if keys},
             "keys_truncated": tally.keys_truncated,
         }
         sequence = inserted_id(
@@ -268,81 +310,162 @@ class _Commit:
         path = f"{source} {attribute}".strip() if attribute else source
         self.issues.append(Issue(path, message, code))
 
+    def _records_now(self, kind_name: str, keys: Iterable[str]) -> dict[str, Current]:
+        """The visible versions of these Records, this commit's writes included."""
+        if kind_name not in self.fresh_records:
+            self.fresh_records[kind_name] = (
+                set() if not self._has_rows(t.records, t.records.c.kind == kind_name) else None
+            )
+        fresh = self.fresh_records[kind_name]
+        wanted = [key for key in keys if key in fresh] if fresh is not None else list(keys)
+        return current_records(self.connection, self.chain, kind_name, wanted) if wanted else {}
+
+    def _links_now(
+        self, relation_name: str, pairs: Iterable[tuple[str, str]]
+    ) -> dict[tuple[str, str], Current]:
+        if relation_name not in self.fresh_links:
+            exists = self._has_rows(t.links, t.links.c.relation == relation_name)
+            self.fresh_links[relation_name] = set() if not exists else None
+        fresh = self.fresh_links[relation_name]
+        wanted = [pair for pair in pairs if pair in fresh] if fresh is not None else list(pairs)
+        return current_links(self.connection, self.chain, relation_name, wanted) if wanted else {}
+
+    def _has_rows(self, table: sa.Table, condition: sa.ColumnElement[bool]) -> bool:
+        for segment in self.chain:
+            found = self.connection.execute(
+                sa.select(table.c.id)
+                .where(
+                    table.c.branch_id == segment.branch_id,
+                    condition,
+                    table.c.from_seq <= segment.upto,
+                )
+                .limit(1)
+            ).first()
+            if found is not None:
+                return True
+        return False
+
     def _apply_records(self, kind_name: str, changes: list[UpsertRecord | DeleteRecord]) -> None:
         kind = self.schema.kinds.get(kind_name)
         if kind is None:
             for change in changes:
                 self._issue(change.source, "", f"Kind {kind_name!r} does not exist", "kind.unknown")
             return
-        keyed: list[tuple[str, UpsertRecord | DeleteRecord, dict[str, Any]]] = []
-        for change in changes:
-            resolved = self._resolve_record(kind_name, change)
-            if resolved is not None:
-                keyed.append(resolved)
-        current = current_records(
-            self.connection, self.chain, kind_name, [key for key, _, _ in keyed]
-        )
-        writes = _Writes(self.branch.id)
+        keyed = [
+            resolved
+            for change in changes
+            if (resolved := self._resolve_record(kind_name, change)) is not None
+        ]
+        current = self._records_now(kind_name, [key for key, _, _ in keyed])
+        writes = RowWrites(t.records, self.branch.id, self.seq, self.revision_pk)
+        deleted: list[tuple[str, str]] = []
+        fresh = self.fresh_records[kind_name]
         for key, change, values in keyed:
             before = current.get(key)
             if isinstance(change, DeleteRecord):
-                self._delete_record(kind_name, key, change, before, writes, current)
+                written = self._delete_record(kind_name, key, change, before)
+                if written is not None:
+                    deleted.append((key, change.source))
+            else:
+                written = self._upsert_record(kind, kind_name, key, change, values, before)
+            if written is None:
                 continue
-            if (
-                before is not None
-                and before.own
-                and before.from_seq == self.seq
-                and self.request.duplicates == "refuse"
+            writes.put((key,), before, written.row(kind_name, key))
+            current[key] = Current(
+                -1, True, self.seq, written.deleted, written.values, written.provenance
+            )
+            if fresh is not None:
+                fresh.add(key)
+        writes.flush(self.connection)
+        for key, source in deleted:
+            self._delete_links_of(kind_name, key, source)
+
+    def _delete_record(
+        self, kind_name: str, key: str, change: DeleteRecord, before: Current | None
+    ) -> _Version | None:
+        if before is None or before.deleted:
+            self._issue(change.source, "", f"{kind_name} {key!r} does not exist", "record.missing")
+            return None
+        again = before.own and before.from_seq == self.seq
+        self._write_record(
+            kind_name, key, "deleted", again, {"op": "delete_record", "kind": kind_name, "key": key}
+        )
+        return _Version(True, {}, {})
+
+    def _upsert_record(
+        self,
+        kind: KindDef,
+        kind_name: str,
+        key: str,
+        change: UpsertRecord,
+        values: dict[str, Any],
+        before: Current | None,
+    ) -> _Version | None:
+        """The new version of an upserted Record, or None when it is refused or changes nothing."""
+        again = before is not None and before.own and before.from_seq == self.seq
+        if again and self.request.duplicates == "refuse":
+            self._issue(
+                change.source, "", f"{kind_name} {key!r} appears more than once", "record.duplicate"
+            )
+            return None
+        alive = before is not None and not before.deleted
+        old_values = before.values if before is not None and alive else {}
+        merged = {**({} if change.replace else old_values), **values}
+        merged = {name: value for name, value in merged.items() if value is not None}
+        missing = missing_required(kind.attributes, merged, kind.key)
+        for issue in missing:
+            self._issue(change.source, issue.path, issue.message, issue.code)
+        if missing:
+            return None
+        merged = derive(kind, merged)
+        if alive and old_values == merged:
+            return None
+        old_provenance = before.provenance if before is not None and alive else {}
+        version = _Version(
+            False, merged, carried(old_provenance, old_values, merged, self.revision_pk)
+        )
+        self._write_record(
+            kind_name,
+            key,
+            "updated" if alive else "created",
+            again,
+            {"op": "upsert_record", "kind": kind_name, "key": key, "values": version.text},
+        )
+        for name, attribute in kind.attributes.items():
+            if attribute.unique and merged.get(name) is not None:
+                self.unique_touched.setdefault((kind_name, name), set()).add(str(merged[name]))
+        return version
+
+    def _write_record(
+        self, kind_name: str, key: str, change: str, again: bool, hashed: dict[str, Any]
+    ) -> None:
+        """Count a Record change once per commit, however often the commit changes it."""
+        self._hash(hashed)
+        if again:
+            return
+        self.count += 1
+        self.tally.kinds[kind_name] += 1
+        self.tally.records[change] += 1
+        if sum(len(keys) for keys in self.tally.keys.values()) < self.request.changed_keys_max:
+            self.tally.keys.setdefault(kind_name, []).append(key)
+        else:
+            self.tally.keys_truncated = True
+
+    def _delete_links_of(self, kind_name: str, key: str, source: str) -> None:
+        """A deleted Record takes its Links with it, in the same Revision."""
+        for relation_name, relation in self.schema.relations.items():
+            for column, kind_of_end in (
+                ("from_key", relation.from_kind),
+                ("to_key", relation.to_kind),
             ):
-                self._issue(
-                    change.source,
-                    "",
-                    f"{kind_name} {key!r} appears more than once",
-                    "record.duplicate",
-                )
-                continue
-            base = (
-                dict(before.values)
-                if before is not None and not before.deleted and not change.replace
-                else {}
-            )
-            base.update(values)
-            merged = {name: value for name, value in base.items() if value is not None}
-            missing = missing_required(kind.attributes, merged, kind.key)
-            if missing:
-                for issue in missing:
-                    self._issue(change.source, issue.path, issue.message, issue.code)
-                continue
-            merged = derive(kind, merged)
-            if before is not None and not before.deleted and before.values == merged:
-                continue
-            old_prov = before.provenance if before is not None and not before.deleted else {}
-            old_values = before.values if before is not None and not before.deleted else {}
-            provenance = {
-                name: old_prov[name]
-                if name in old_prov and old_values.get(name) == value
-                else self.revision_pk
-                for name, value in merged.items()
-            }
-            created = before is None or before.deleted
-            self._count_record(kind_name, key, "created" if created else "updated")
-            self._hash({"op": "upsert_record", "kind": kind_name, "key": key, "values": merged})
-            writes.put(
-                before,
-                self.seq,
-                {
-                    "kind": kind_name,
-                    "record_key": key,
-                    "deleted": False,
-                    "values_json": merged,
-                    "provenance_json": provenance,
-                },
-            )
-            current[key] = Current(-1, True, self.seq, False, merged, provenance)
-            for name, attribute in kind.attributes.items():
-                if attribute.unique and merged.get(name) is not None:
-                    self.unique_touched.setdefault((kind_name, name), set()).add(str(merged[name]))
-        writes.flush(self.connection, t.records, self.revision_pk, self.seq)
+                if kind_of_end != kind_name:
+                    continue
+                pairs = links_touching(self.connection, self.chain, relation_name, column, [key])
+                if pairs:
+                    self._apply_links(
+                        relation_name,
+                        [DeleteLink(relation_name, f, to, source=source) for f, to in pairs],
+                    )
 
     def _resolve_record(
         self, kind_name: str, change: UpsertRecord | DeleteRecord
@@ -393,46 +516,6 @@ class _Commit:
             key = record_key(kind, values) or key
         return key, change, values
 
-    def _delete_record(
-        self,
-        kind_name: str,
-        key: str,
-        change: DeleteRecord,
-        before: Current | None,
-        writes: _Writes,
-        current: dict[str, Current],
-    ) -> None:
-        if before is None or before.deleted:
-            self._issue(change.source, "", f"{kind_name} {key!r} does not exist", "record.missing")
-            return
-        self._count_record(kind_name, key, "deleted")
-        self._hash({"op": "delete_record", "kind": kind_name, "key": key})
-        writes.put(
-            before,
-            self.seq,
-            {
-                "kind": kind_name,
-                "record_key": key,
-                "deleted": True,
-                "values_json": {},
-                "provenance_json": {},
-            },
-        )
-        current[key] = Current(-1, True, self.seq, True, {}, {})
-        for relation_name, relation in self.schema.relations.items():
-            for column, kind_of_end in (
-                ("from_key", relation.from_kind),
-                ("to_key", relation.to_kind),
-            ):
-                if kind_of_end != kind_name:
-                    continue
-                writes.flush(self.connection, t.records, self.revision_pk, self.seq)
-                pairs = links_touching(self.connection, self.chain, relation_name, column, [key])
-                self._apply_links(
-                    relation_name,
-                    [DeleteLink(relation_name, f, to, source=change.source) for f, to in pairs],
-                )
-
     def _apply_links(self, relation_name: str, changes: list[UpsertLink | DeleteLink]) -> None:
         relation = self.schema.relations.get(relation_name)
         if relation is None:
@@ -450,18 +533,13 @@ class _Commit:
                 endpoints[relation.from_kind].add(change.from_key)
                 endpoints[relation.to_kind].add(change.to_key)
         live = {
-            kind: {
-                key
-                for key, found in current_records(self.connection, self.chain, kind, keys).items()
-                if not found.deleted
-            }
+            kind: {key for key, found in self._records_now(kind, keys).items() if not found.deleted}
             for kind, keys in endpoints.items()
             if keys
         }
-        current = current_links(
-            self.connection, self.chain, relation_name, [(c.from_key, c.to_key) for c in changes]
-        )
-        writes = _Writes(self.branch.id)
+        current = self._links_now(relation_name, [(c.from_key, c.to_key) for c in changes])
+        fresh = self.fresh_links[relation_name]
+        writes = RowWrites(t.links, self.branch.id, self.seq, self.revision_pk)
         touched_from: set[str] = set()
         touched_to: set[str] = set()
         for change in changes:
@@ -487,9 +565,10 @@ class _Commit:
                 touched_from.add(change.from_key)
                 touched_to.add(change.to_key)
             created = before is None or before.deleted
-            self.count += 1
-            self.tally.relations[relation_name] += 1
-            self.tally.links["deleted" if deleted else "created" if created else "updated"] += 1
+            if not (before is not None and before.own and before.from_seq == self.seq):
+                self.count += 1
+                self.tally.relations[relation_name] += 1
+                self.tally.links["deleted" if deleted else "created" if created else "updated"] += 1
             self._hash(
                 {
                     "op": "delete_link" if deleted else "upsert_link",
@@ -500,8 +579,8 @@ class _Commit:
                 }
             )
             writes.put(
+                pair,
                 before,
-                self.seq,
                 {
                     "relation": relation_name,
                     "from_key": pair[0],
@@ -512,7 +591,9 @@ class _Commit:
                 },
             )
             current[pair] = Current(-1, True, self.seq, deleted, values, {})
-        writes.flush(self.connection, t.links, self.revision_pk, self.seq)
+            if fresh is not None:
+                fresh.add(pair)
+        writes.flush(self.connection)
         self._check_cardinality(
             relation_name, relation.cardinality, touched_from, touched_to, changes
         )
@@ -597,70 +678,13 @@ class _Commit:
                     "value.unique",
                 )
 
-    def _count_record(self, kind_name: str, key: str, change: str) -> None:
-        self.count += 1
-        self.tally.kinds[kind_name] += 1
-        self.tally.records[change] += 1
-        keys = self.tally.keys.setdefault(kind_name, [])
-        if sum(len(v) for v in self.tally.keys.values()) < self.request.changed_keys_max:
-            keys.append(key)
-        else:
-            self.tally.keys_truncated = True
-
     def _hash(self, change: dict[str, Any]) -> None:
-        self.digest.update(canonical_json(change).encode())
-        self.digest.update(b"\n")
-
-
-class _Writes:
-    """Row versions to write for one batch: close the versions they replace, insert the new ones."""
-
-    def __init__(self, branch_id: int) -> None:
-        self.branch_id = branch_id
-        self.close: list[int] = []
-        self.rewrite: dict[int, dict[str, Any]] = {}
-        self.insert: list[dict[str, Any]] = []
-
-    def put(self, before: Current | None, seq: int, row: dict[str, Any]) -> None:
-        if before is not None and before.own and before.from_seq == seq:
-            if before.row_id >= 0:
-                self.rewrite[before.row_id] = row
-            else:
-                for pending in reversed(self.insert):
-                    if all(
-                        pending.get(k) == row.get(k)
-                        for k in ("kind", "record_key", "relation", "from_key", "to_key")
-                    ):
-                        pending.update(row)
-                        break
-            return
-        if before is not None and before.own:
-            self.close.append(before.row_id)
-        self.insert.append(row)
-
-    def flush(self, connection: sa.Connection, table: sa.Table, revision_pk: int, seq: int) -> None:
-        if self.close:
-            connection.execute(
-                table.update().where(table.c.id == sa.bindparam("row_id")).values(to_seq=seq),
-                [{"row_id": row_id} for row_id in self.close],
-            )
-        for row_id, row in self.rewrite.items():
-            connection.execute(
-                table.update()
-                .where(table.c.id == row_id)
-                .values(
-                    deleted=row["deleted"],
-                    values_json=row["values_json"],
-                    provenance_json=row["provenance_json"],
-                )
-            )
-        if self.insert:
-            branch_columns = {"from_seq": seq, "to_seq": None, "revision_pk": revision_pk}
-            connection.execute(
-                table.insert(),
-                [{**row, **branch_columns, "branch_id": self.branch_id} for row in self.insert],
-            )
-        self.close, self.rewrite, self.insert = [], {}, []
+        """Add a change to the Revision's digest, in canonical JSON (values serialized once)."""
+        members = ",".join(
+            f"{json.dumps(name)}:{value if isinstance(value, JsonText) else canonical_json(value)}"
+            for name, value in sorted(change.items())
+        )
+        self.digest.update(b"{" + members.encode() + b"}\n")
 
 
 def _batches(changes: Iterable[Change], size: int) -> Iterator[list[Change]]:

@@ -13,7 +13,11 @@ from lorebase_store.views import Segment
 def _touched(
     connection: sa.Connection, mine: tuple[Segment, ...], other: tuple[Segment, ...]
 ) -> tuple[set[tuple[str, str]], set[tuple[str, str, str]]]:
-    """Records and Links written in the part of `mine` that `other` does not share."""
+    """Records and Links written in the part of history `mine` that `other` does not share.
+
+    Rows with `from_seq` 0 (a copy branch's copies of its base) are not changes: the base's
+    segment in the history holds the changes they copy.
+    """
     shared = {segment.branch_id: segment.upto for segment in other}
     records: set[tuple[str, str]] = set()
     links: set[tuple[str, str, str]] = set()
@@ -25,7 +29,7 @@ def _touched(
         for row in connection.execute(
             sa.select(t.records.c.kind, t.records.c.record_key).where(
                 t.records.c.branch_id == segment.branch_id,
-                t.records.c.from_seq > low,
+                t.records.c.from_seq > max(low, 0),
                 t.records.c.from_seq <= segment.upto,
             )
         ):
@@ -33,7 +37,7 @@ def _touched(
         for link_row in connection.execute(
             sa.select(t.links.c.relation, t.links.c.from_key, t.links.c.to_key).where(
                 t.links.c.branch_id == segment.branch_id,
-                t.links.c.from_seq > low,
+                t.links.c.from_seq > max(low, 0),
                 t.links.c.from_seq <= segment.upto,
             )
         ):
@@ -55,13 +59,15 @@ def _entry(ref: str, before: Values | None, after: Values | None) -> DiffEntry |
 
 def diff(
     connection: sa.Connection,
-    from_chain: tuple[Segment, ...],
-    to_chain: tuple[Segment, ...],
+    reads: list[tuple[Segment, ...]],
+    histories: list[tuple[Segment, ...]],
     from_revision: str,
     to_revision: str,
 ) -> Diff:
-    records_a, links_a = _touched(connection, from_chain, to_chain)
-    records_b, links_b = _touched(connection, to_chain, from_chain)
+    """Changes between two Revisions: `reads` are their read segments, `histories` their lineage."""
+    from_chain, to_chain = reads
+    records_a, links_a = _touched(connection, histories[0], histories[1])
+    records_b, links_b = _touched(connection, histories[1], histories[0])
     record_entries: list[DiffEntry] = []
     by_kind: dict[str, set[str]] = {}
     for kind, key in records_a | records_b:

@@ -19,8 +19,21 @@ import sqlean
 WRITE = "lorebase_write"
 
 
+class JsonText(str):
+    """JSON already serialized in canonical form: stored as it is, not serialized again."""
+
+    __slots__ = ()
+
+
+def canonical_text(value: object) -> JsonText:
+    """Compact JSON with sorted keys, marked as serialized."""
+    return JsonText(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+
+
 def _json_dumps(value: object) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    if isinstance(value, JsonText):
+        return value
+    return canonical_text(value)
 
 
 def sqlite_url(path: Path) -> str:

@@ -15,14 +15,19 @@ import sqlalchemy as sa
 
 from lorebase_core.errors import BadCursor, RecordNotFound
 from lorebase_store import tables as t
+from lorebase_store.provenance import expand
 from lorebase_store.results import HistoryEntry, HistoryPage, Lineage, Provenance, RevisionInfo
 from lorebase_store.views import View, revision_info
 
 
 def _versions(connection: sa.Connection, view: View, kind: str, key: str) -> list[dict[str, Any]]:
-    """Every version of the Record the view's history holds, newest first."""
+    """Every version of the Record the view's history holds, newest first.
+
+    Rows with `from_seq` 0 are the copies a copy branch took at its fork; the versions they copy
+    are read from the base's history instead.
+    """
     found: list[dict[str, Any]] = []
-    for segment in view.segments:
+    for segment in view.history:
         rows = (
             connection.execute(
                 sa.select(
@@ -37,6 +42,7 @@ def _versions(connection: sa.Connection, view: View, kind: str, key: str) -> lis
                     t.records.c.kind == kind,
                     t.records.c.record_key == key,
                     t.records.c.from_seq <= segment.upto,
+                    t.records.c.from_seq > 0,
                 )
                 .order_by(t.records.c.from_seq.desc())
             )
@@ -124,7 +130,7 @@ def lineage(
     versions = _versions(connection, view, kind, key)
     if not versions or versions[0]["deleted"]:
         raise RecordNotFound(f"{kind}/{key} does not exist on branch {view.branch.name!r}")
-    provenance = {name: int(pk) for name, pk in dict(versions[0]["provenance_json"]).items()}
+    provenance = expand(versions[0]["provenance_json"], versions[0]["values_json"])
     revisions = _revisions(connection, list(provenance.values()))
     attributes = {
         name: Provenance(

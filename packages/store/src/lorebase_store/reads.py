@@ -8,6 +8,7 @@ import sqlalchemy as sa
 
 from lorebase_store import tables as t
 from lorebase_store.current import current_records
+from lorebase_store.provenance import expand
 from lorebase_store.results import LinkVersion, RecordVersion
 from lorebase_store.views import Segment, View, not_shadowed, visible
 
@@ -54,7 +55,7 @@ def get_record(connection: sa.Connection, view: View, kind: str, key: str) -> Re
         key,
         found.values,
         _revision_ids(connection, [revision_pk])[revision_pk],
-        provenance={name: int(pk) for name, pk in found.provenance.items()},
+        provenance=expand(found.provenance, found.values),
     )
 
 
@@ -81,7 +82,7 @@ def list_records(
             row["record_key"],
             dict(row["values_json"]),
             ids[row["revision_pk"]],
-            provenance=dict(row["provenance_json"]),
+            provenance=expand(row["provenance_json"], row["values_json"]),
         )
         for row in rows
     ]

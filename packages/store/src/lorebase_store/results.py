@@ -30,6 +30,8 @@ class BranchInfo:
     head_seq: int
     base_branch: str | None
     base_revision: str | None
+    base_branch_id: int | None
+    base_seq: int | None
     protected: bool
     created_at: str
     created_by: str

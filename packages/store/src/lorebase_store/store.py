@@ -45,6 +45,7 @@ from lorebase_store.views import (
     make_view,
     resolve_revision,
     revision_info,
+    revision_lineage,
     revision_segments,
 )
 
@@ -262,7 +263,7 @@ class Store:
         with read_transaction(self.engine) as connection:
             view = make_view(connection, domain, branch)
             found: list[RevisionInfo] = []
-            for segment in view.segments:
+            for segment in view.history:
                 rows = (
                     connection.execute(
                         sa.select(t.revisions)
@@ -387,8 +388,9 @@ class Store:
             ends = [
                 resolve_revision(connection, info, text) for text in (from_revision, to_revision)
             ]
-            chains = [revision_segments(connection, revision) for revision in ends]
-            return diff(connection, chains[0], chains[1], ends[0].id, ends[1].id)
+            reads = [revision_segments(connection, revision) for revision in ends]
+            histories = [revision_lineage(connection, revision) for revision in ends]
+            return diff(connection, reads, histories, ends[0].id, ends[1].id)
 
     def events(self, domain: str, *, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """Events of a Domain after a sequence number, oldest first."""

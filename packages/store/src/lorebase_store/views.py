@@ -40,6 +40,8 @@ class View:
     seq: int
     revision: str | None
     segments: tuple[Segment, ...]
+    history: tuple[Segment, ...]
+    """The first-parent history up to the view (see `lineage`): what history and log read."""
 
     @property
     def at_head(self) -> bool:
@@ -79,6 +81,8 @@ def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> Bra
         row["head_seq"],
         base_name,
         base_revision,
+        row["base_branch_id"],
+        row["base_seq"],
         row["protected"],
         row["created_at"],
         row["created_by"],
@@ -136,31 +140,46 @@ def revision_at(connection: sa.Connection, branch_id: int, seq: int) -> str | No
 
 
 def segments(connection: sa.Connection, branch: BranchInfo, seq: int) -> tuple[Segment, ...]:
+    """The segments a read sees: the branch, then an overlay's bases down to a full copy."""
+    return _chain(connection, branch, seq, through_copies=False)
+
+
+def lineage(connection: sa.Connection, branch: BranchInfo, seq: int) -> tuple[Segment, ...]:
+    """The first-parent history of a branch at a sequence, nearest first.
+
+    Its own commits, then its base's up to the fork, and so on to the Domain's first Revision,
+    whatever the modes: a copy branch's history goes on in the branch it was copied from.
+    """
+    return _chain(connection, branch, seq, through_copies=True)
+
+
+def _chain(
+    connection: sa.Connection, branch: BranchInfo, seq: int, *, through_copies: bool
+) -> tuple[Segment, ...]:
     chain = [Segment(branch.id, seq, seq == branch.head_seq)]
-    if branch.mode == "copy":
-        return tuple(chain)
-    branch_id = branch.id
-    while True:
+    mode, base_id, base_seq = branch.mode, branch.base_branch_id, branch.base_seq
+    while base_id is not None and base_seq is not None and (through_copies or mode == "overlay"):
+        chain.append(Segment(base_id, base_seq, False))
         row = connection.execute(
-            sa.select(t.branches.c.base_branch_id, t.branches.c.base_seq, t.branches.c.mode).where(
-                t.branches.c.id == branch_id
-            )
-        ).first()
-        if row is None or row.base_branch_id is None:
-            return tuple(chain)
-        base = connection.execute(
-            sa.select(t.branches.c.head_seq, t.branches.c.mode).where(
-                t.branches.c.id == row.base_branch_id
+            sa.select(t.branches.c.mode, t.branches.c.base_branch_id, t.branches.c.base_seq).where(
+                t.branches.c.id == base_id
             )
         ).one()
-        chain.append(Segment(row.base_branch_id, row.base_seq, False))
-        if base.mode == "copy":
-            return tuple(chain)
-        branch_id = row.base_branch_id
+        mode, base_id, base_seq = row.mode, row.base_branch_id, row.base_seq
+    return tuple(chain)
 
 
 def revision_segments(connection: sa.Connection, revision: RevisionInfo) -> tuple[Segment, ...]:
     """The segments of the branch a Revision was committed on, at that Revision."""
+    return segments(connection, _revision_branch(connection, revision), revision.seq)
+
+
+def revision_lineage(connection: sa.Connection, revision: RevisionInfo) -> tuple[Segment, ...]:
+    """The first-parent history up to a Revision."""
+    return lineage(connection, _revision_branch(connection, revision), revision.seq)
+
+
+def _revision_branch(connection: sa.Connection, revision: RevisionInfo) -> BranchInfo:
     row = (
         connection.execute(sa.select(t.branches).where(t.branches.c.id == revision.branch_id))
         .mappings()
@@ -169,8 +188,7 @@ def revision_segments(connection: sa.Connection, revision: RevisionInfo) -> tupl
     domain_name = connection.execute(
         sa.select(t.domains.c.name).where(t.domains.c.id == row["domain_id"])
     ).scalar_one()
-    branch = _branch_info(connection, load_domain(connection, domain_name), row)
-    return segments(connection, branch, revision.seq)
+    return _branch_info(connection, load_domain(connection, domain_name), row)
 
 
 def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
@@ -234,16 +252,21 @@ def make_view(
     """The View of a read: a branch (default: the Domain's) at its head or at Revision `at`."""
     domain = load_domain(connection, domain_name)
     branch = load_branch(connection, domain, branch_name or domain.default_branch)
+    history = lineage(connection, branch, branch.head_seq)
     if at is None:
         chain = segments(connection, branch, branch.head_seq)
-        return View(domain, branch, branch.head_seq, branch.head_revision, chain)
+        return View(domain, branch, branch.head_seq, branch.head_revision, chain, history)
     revision = resolve_revision(connection, domain, at)
-    chain = segments(connection, branch, branch.head_seq)
-    for index, segment in enumerate(chain):
+    for index, segment in enumerate(history):
         if revision.branch_id == segment.branch_id and revision.seq <= segment.upto:
-            at_head = segment.at_head and revision.seq == segment.upto
-            nearest = Segment(segment.branch_id, revision.seq, at_head)
-            return View(domain, branch, revision.seq, revision.id, (nearest, *chain[index + 1 :]))
+            if index == 0:
+                chain = segments(connection, branch, revision.seq)
+            else:  # the Revision is in a base's history: read that branch at it
+                chain = revision_segments(connection, revision)
+            nearest = Segment(segment.branch_id, revision.seq, chain[0].at_head)
+            return View(
+                domain, branch, revision.seq, revision.id, chain, (nearest, *history[index + 1 :])
+            )
     raise RevisionNotOnBranch(
         f"Revision {revision.id[:12]} is not in the history of branch {branch.name!r}",
         revision=revision.id,
