@@ -99,14 +99,13 @@ def missing_required(
 
 def derive(kind: KindDef, values: Values) -> Values:
     """`values` with every derived Attribute computed (absent when its Derivation fails)."""
-    result = {
-        name: value
-        for name, value in values.items()
-        if kind.attributes.get(name) is None or kind.attributes[name].derived is None
-    }
-    for name, attribute in kind.attributes.items():
+    derived = kind.derived_attributes
+    if not derived:
+        return values
+    result = {name: value for name, value in values.items() if name not in derived}
+    for name, attribute in derived.items():
         derivation = attribute.derivation
-        if derivation is None:
+        if derivation is None:  # pragma: no cover - derived_attributes holds derived ones only
             continue
         try:
             computed = canonical(attribute.value_type, result_as_value(derivation.evaluate(result)))

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Context, Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Literal, TypeAlias
 
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
@@ -121,7 +122,12 @@ def _require_str(raw: object) -> str:
     return raw
 
 
+_CANONICAL_INTEGER = re.compile(r"^-?(?:0|[1-9][0-9]{0,17})$")
+
+
 def _canonical_integer(raw: object) -> str:
+    if isinstance(raw, str) and _CANONICAL_INTEGER.match(raw) and raw != "-0":
+        return raw  # already canonical: the common case of text files
     if isinstance(raw, bool):
         raise ValueProblem(f"expected an integer, got boolean {raw!r}")
     if isinstance(raw, int):
@@ -136,9 +142,22 @@ def _canonical_integer(raw: object) -> str:
     raise ValueProblem(f"expected an integer, got {raw!r}")
 
 
+@lru_cache(maxsize=64)
+def _canonical_decimal_text(precision: int, scale: int) -> re.Pattern[str]:
+    integer = f"(?:0|[1-9][0-9]{{0,{max(precision - scale - 1, 0)}}})"
+    fraction = rf"\.[0-9]{{{scale}}}" if scale else ""
+    return re.compile(rf"^-?{integer}{fraction}$")
+
+
 def _canonical_decimal(value_type: ValueType, raw: object) -> str:
     scale = value_type.scale or 0
     precision = value_type.precision or 38
+    if (
+        isinstance(raw, str)
+        and _canonical_decimal_text(precision, scale).match(raw)
+        and not (raw.startswith("-") and raw.strip("-0.") == "")
+    ):
+        return raw  # already canonical, and not a negative zero
     if isinstance(raw, bool):
         raise ValueProblem(f"expected a decimal number, got boolean {raw!r}")
     if isinstance(raw, float) and not math.isfinite(raw):
@@ -246,7 +265,10 @@ def _canonical_json(raw: object, from_text: bool) -> JsonValue:
 
 def compare(value_type: ValueType, left: CanonicalValue, right: CanonicalValue) -> int:
     """-1, 0 or 1 as canonical `left` sorts before, with or after `right` (numbers as numbers)."""
-    if value_type.base in {"integer", "decimal"}:
+    if value_type.base == "integer":
+        whole_a, whole_b = int(str(left)), int(str(right))
+        return (whole_a > whole_b) - (whole_a < whole_b)
+    if value_type.base == "decimal":
         a, b = Decimal(str(left)), Decimal(str(right))
         return (a > b) - (a < b)
     if value_type.base == "datetime":

@@ -10,7 +10,6 @@ writes nothing), and written as new row versions that close the previous ones.
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -45,6 +44,42 @@ from lorebase_store.schemas import save_schema, schema_by_digest
 from lorebase_store.views import Segment, load_branch, load_domain, segments
 
 Duplicates = Literal["merge", "refuse"]
+
+# A batch this large first asks whether its Kind or Relation is empty on the branch (an import
+# into a new Domain), to skip looking up keys only this commit can have written; a smaller one
+# looks its keys up directly, which costs the same one statement.
+_FRESH_CHECK_MIN = 64
+
+# Statements of every commit, built once so that SQLAlchemy reuses their compiled form.
+_LOCK_DOMAIN = (
+    sa.select(t.domains.c.id).where(t.domains.c.id == sa.bindparam("id")).with_for_update()
+)
+_LOCK_BRANCH = (
+    sa.select(t.branches.c.id).where(t.branches.c.id == sa.bindparam("id")).with_for_update()
+)
+_PARENT = sa.select(t.revisions.c.id, t.revisions.c.generation, t.revisions.c.schema_digest).where(
+    t.revisions.c.id == sa.bindparam("id")
+)
+_SEAL_REVISION = t.revisions.update().where(t.revisions.c.pk == sa.bindparam("pk_"))
+_MOVE_HEAD = t.branches.update().where(t.branches.c.id == sa.bindparam("id_"))
+_ANY_RECORD = (
+    sa.select(t.records.c.id)
+    .where(
+        t.records.c.branch_id == sa.bindparam("branch_id"),
+        t.records.c.kind == sa.bindparam("name"),
+        t.records.c.from_seq <= sa.bindparam("upto"),
+    )
+    .limit(1)
+)
+_ANY_LINK = (
+    sa.select(t.links.c.id)
+    .where(
+        t.links.c.branch_id == sa.bindparam("branch_id"),
+        t.links.c.relation == sa.bindparam("name"),
+        t.links.c.from_seq <= sa.bindparam("upto"),
+    )
+    .limit(1)
+)
 
 
 @dataclass(frozen=True)
@@ -136,14 +171,10 @@ class _Commit:
             )
         domain = load_domain(connection, request.domain)
         if not is_sqlite(connection):
-            connection.execute(
-                sa.select(t.domains.c.id).where(t.domains.c.id == domain.id).with_for_update()
-            )
+            connection.execute(_LOCK_DOMAIN, {"id": domain.id})
         branch = load_branch(connection, domain, request.branch or domain.default_branch)
         if not is_sqlite(connection):
-            connection.execute(
-                sa.select(t.branches.c.id).where(t.branches.c.id == branch.id).with_for_update()
-            )
+            connection.execute(_LOCK_BRANCH, {"id": branch.id})
             branch = load_branch(connection, domain, branch.name)
         if request.expected_head is not None and request.expected_head != branch.head_revision:
             raise StaleHead(
@@ -154,11 +185,7 @@ class _Commit:
             )
         parent = None
         if branch.head_revision is not None:
-            parent = connection.execute(
-                sa.select(
-                    t.revisions.c.id, t.revisions.c.generation, t.revisions.c.schema_digest
-                ).where(t.revisions.c.id == branch.head_revision)
-            ).one()
+            parent = connection.execute(_PARENT, {"id": branch.head_revision}).one()
         old_digest = parent.schema_digest if parent else str(domain.settings["initial_schema"])
         self.schema: Schema = request.schema or schema_by_digest(connection, old_digest)
         if request.schema is not None:
@@ -170,21 +197,22 @@ class _Commit:
         created_at = request.created_at or format_datetime(datetime.now(UTC))
         self.revision_pk = inserted_id(
             connection.execute(
-                t.revisions.insert().values(
-                    id=f"pending-{uuid.uuid4().hex}",
-                    domain_id=domain.id,
-                    branch_id=branch.id,
-                    seq=self.seq,
-                    parents=[],
-                    generation=0,
-                    stats={},
-                    origin_type=request.origin.type,
-                    origin_ref=request.origin.ref,
-                    author=request.author,
-                    message=request.message,
-                    created_at=created_at,
-                    schema_digest=self.schema.digest,
-                )
+                t.revisions.insert(),
+                {
+                    "id": f"pending-{uuid.uuid4().hex}",
+                    "domain_id": domain.id,
+                    "branch_id": branch.id,
+                    "seq": self.seq,
+                    "parents": [],
+                    "generation": 0,
+                    "stats": {},
+                    "origin_type": request.origin.type,
+                    "origin_ref": request.origin.ref,
+                    "author": request.author,
+                    "message": request.message,
+                    "created_at": created_at,
+                    "schema_digest": self.schema.digest,
+                },
             )
         )
         for batch in _batches(changes, request.batch_size):
@@ -235,14 +263,17 @@ class _Commit:
         }
         generation = parent.generation + 1 if parent else 1
         self.connection.execute(
-            t.revisions.update()
-            .where(t.revisions.c.pk == self.revision_pk)
-            .values(id=revision_id, parents=parents, generation=generation, stats=stats)
+            _SEAL_REVISION,
+            {
+                "pk_": self.revision_pk,
+                "id": revision_id,
+                "parents": parents,
+                "generation": generation,
+                "stats": stats,
+            },
         )
         self.connection.execute(
-            t.branches.update()
-            .where(t.branches.c.id == self.branch.id)
-            .values(head_seq=self.seq, head_revision=revision_id)
+            _MOVE_HEAD, {"id_": self.branch.id, "head_seq": self.seq, "head_revision": revision_id}
         )
         payload = {
             "type": "revision.committed",
@@ -264,14 +295,15 @@ class _Commit:
         }
         sequence = inserted_id(
             self.connection.execute(
-                t.events.insert().values(
-                    domain_id=domain_id,
-                    branch_id=self.branch.id,
-                    type="revision.committed",
-                    revision_id=revision_id,
-                    created_at=created_at,
-                    payload=payload,
-                )
+                t.events.insert(),
+                {
+                    "domain_id": domain_id,
+                    "branch_id": self.branch.id,
+                    "type": "revision.committed",
+                    "revision_id": revision_id,
+                    "created_at": created_at,
+                    "payload": payload,
+                },
             )
         )
         revision = RevisionInfo(
@@ -312,38 +344,40 @@ class _Commit:
 
     def _records_now(self, kind_name: str, keys: Iterable[str]) -> dict[str, Current]:
         """The visible versions of these Records, this commit's writes included."""
+        wanted = list(keys)
         if kind_name not in self.fresh_records:
-            self.fresh_records[kind_name] = (
-                set() if not self._has_rows(t.records, t.records.c.kind == kind_name) else None
+            fresh_now = len(wanted) >= _FRESH_CHECK_MIN and not self._has_rows(
+                _ANY_RECORD, kind_name
             )
+            self.fresh_records[kind_name] = set() if fresh_now else None
         fresh = self.fresh_records[kind_name]
-        wanted = [key for key in keys if key in fresh] if fresh is not None else list(keys)
+        if fresh is not None:
+            wanted = [key for key in wanted if key in fresh]
         return current_records(self.connection, self.chain, kind_name, wanted) if wanted else {}
 
     def _links_now(
         self, relation_name: str, pairs: Iterable[tuple[str, str]]
     ) -> dict[tuple[str, str], Current]:
+        wanted = list(pairs)
         if relation_name not in self.fresh_links:
-            exists = self._has_rows(t.links, t.links.c.relation == relation_name)
-            self.fresh_links[relation_name] = set() if not exists else None
+            fresh_now = len(wanted) >= _FRESH_CHECK_MIN and not self._has_rows(
+                _ANY_LINK, relation_name
+            )
+            self.fresh_links[relation_name] = set() if fresh_now else None
         fresh = self.fresh_links[relation_name]
-        wanted = [pair for pair in pairs if pair in fresh] if fresh is not None else list(pairs)
+        if fresh is not None:
+            wanted = [pair for pair in wanted if pair in fresh]
         return current_links(self.connection, self.chain, relation_name, wanted) if wanted else {}
 
-    def _has_rows(self, table: sa.Table, condition: sa.ColumnElement[bool]) -> bool:
-        for segment in self.chain:
-            found = self.connection.execute(
-                sa.select(table.c.id)
-                .where(
-                    table.c.branch_id == segment.branch_id,
-                    condition,
-                    table.c.from_seq <= segment.upto,
-                )
-                .limit(1)
+    def _has_rows(self, query: sa.Select[Any], name: str) -> bool:
+        """Whether the branch holds any version of a Kind (`_ANY_RECORD`) or Relation (`_ANY_LINK`)."""
+        return any(
+            self.connection.execute(
+                query, {"branch_id": segment.branch_id, "upto": segment.upto, "name": name}
             ).first()
-            if found is not None:
-                return True
-        return False
+            is not None
+            for segment in self.chain
+        )
 
     def _apply_records(self, kind_name: str, changes: list[UpsertRecord | DeleteRecord]) -> None:
         kind = self.schema.kinds.get(kind_name)
@@ -681,10 +715,16 @@ class _Commit:
     def _hash(self, change: dict[str, Any]) -> None:
         """Add a change to the Revision's digest, in canonical JSON (values serialized once)."""
         members = ",".join(
-            f"{json.dumps(name)}:{value if isinstance(value, JsonText) else canonical_json(value)}"
+            f"{_member_names.get(name) or canonical_json(name)}:"
+            f"{value if isinstance(value, JsonText) else canonical_json(value)}"
             for name, value in sorted(change.items())
         )
         self.digest.update(b"{" + members.encode() + b"}\n")
+
+
+_member_names = {
+    name: canonical_json(name) for name in ("op", "kind", "key", "values", "relation", "from", "to")
+}
 
 
 def _batches(changes: Iterable[Change], size: int) -> Iterator[list[Change]]:

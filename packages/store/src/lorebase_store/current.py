@@ -24,6 +24,7 @@ class Current:
     deleted: bool
     values: dict[str, Any]
     provenance: dict[str, Any]
+    revision_id: str = ""
 
 
 def _chunks(items: list[Any]) -> Iterable[list[Any]]:
@@ -31,37 +32,80 @@ def _chunks(items: list[Any]) -> Iterable[list[Any]]:
         yield items[start : start + _CHUNK]
 
 
+def _versions_query(
+    table: sa.Table, identity: sa.ColumnElement[bool], *, at_head: bool
+) -> sa.Select[Any]:
+    """Visible versions in one segment (bound parameters: branch_id, upto, and the identity's)."""
+    condition = [table.c.branch_id == sa.bindparam("branch_id"), identity]
+    if at_head:
+        condition.append(table.c.to_seq.is_(None))
+    else:
+        condition += [
+            table.c.from_seq <= sa.bindparam("upto"),
+            sa.or_(table.c.to_seq.is_(None), table.c.to_seq > sa.bindparam("upto")),
+        ]
+    return (
+        sa.select(table, t.revisions.c.id.label("revision_id"))
+        .join_from(table, t.revisions, t.revisions.c.pk == table.c.revision_pk)
+        .where(*condition)
+    )
+
+
+# Built once: SQLAlchemy then reuses their compiled form instead of rebuilding them per call.
+_RECORDS = {
+    at_head: _versions_query(
+        t.records,
+        sa.and_(
+            t.records.c.kind == sa.bindparam("kind"),
+            t.records.c.record_key.in_(sa.bindparam("keys", expanding=True)),
+        ),
+        at_head=at_head,
+    )
+    for at_head in (True, False)
+}
+_LINKS = {
+    at_head: _versions_query(
+        t.links,
+        sa.and_(
+            t.links.c.relation == sa.bindparam("relation"),
+            t.links.c.from_key.in_(sa.bindparam("keys", expanding=True)),
+        ),
+        at_head=at_head,
+    )
+    for at_head in (True, False)
+}
+
+
+def _current(row: Any, own: bool) -> Current:
+    return Current(
+        row.id,
+        own,
+        row.from_seq,
+        row.deleted,
+        dict(row.values_json),
+        dict(row.provenance_json),
+        row.revision_id,
+    )
+
+
 def current_records(
     connection: sa.Connection, chain: tuple[Segment, ...], kind: str, keys: Iterable[str]
 ) -> dict[str, Current]:
+    """The visible version of each Record (tombstones included), nearest segment first."""
     found: dict[str, Current] = {}
     remaining = sorted(set(keys))
-    table = t.records
     for index, segment in enumerate(chain):
         if not remaining:
             break
         for chunk in _chunks(remaining):
-            rows = connection.execute(
-                sa.select(
-                    table.c.id,
-                    table.c.record_key,
-                    table.c.from_seq,
-                    table.c.deleted,
-                    table.c.values_json,
-                    table.c.provenance_json,
-                ).where(
-                    visible(table, segment), table.c.kind == kind, table.c.record_key.in_(chunk)
-                )
-            ).all()
-            for row in rows:
-                found[row.record_key] = Current(
-                    row.id,
-                    index == 0,
-                    row.from_seq,
-                    row.deleted,
-                    dict(row.values_json),
-                    dict(row.provenance_json),
-                )
+            parameters = {
+                "branch_id": segment.branch_id,
+                "upto": segment.upto,
+                "kind": kind,
+                "keys": chunk,
+            }
+            for row in connection.execute(_RECORDS[segment.at_head], parameters):
+                found[row.record_key] = _current(row, index == 0)
         remaining = [key for key in remaining if key not in found]
     return found
 
@@ -72,9 +116,9 @@ LinkId = tuple[str, str]
 def current_links(
     connection: sa.Connection, chain: tuple[Segment, ...], relation: str, pairs: Iterable[LinkId]
 ) -> dict[LinkId, Current]:
+    """The visible version of each Link (tombstones included), nearest segment first."""
     found: dict[LinkId, Current] = {}
     remaining = sorted(set(pairs))
-    table = t.links
     for index, segment in enumerate(chain):
         if not remaining:
             break
@@ -82,32 +126,16 @@ def current_links(
         for from_key, to_key in remaining:
             by_from.setdefault(from_key, set()).add(to_key)
         for chunk in _chunks(sorted(by_from)):
-            rows = connection.execute(
-                sa.select(
-                    table.c.id,
-                    table.c.from_key,
-                    table.c.to_key,
-                    table.c.from_seq,
-                    table.c.deleted,
-                    table.c.values_json,
-                    table.c.provenance_json,
-                ).where(
-                    visible(table, segment),
-                    table.c.relation == relation,
-                    table.c.from_key.in_(chunk),
-                )
-            ).all()
-            for row in rows:
+            parameters = {
+                "branch_id": segment.branch_id,
+                "upto": segment.upto,
+                "relation": relation,
+                "keys": chunk,
+            }
+            for row in connection.execute(_LINKS[segment.at_head], parameters):
                 pair = (row.from_key, row.to_key)
                 if row.to_key in by_from.get(row.from_key, ()) and pair not in found:
-                    found[pair] = Current(
-                        row.id,
-                        index == 0,
-                        row.from_seq,
-                        row.deleted,
-                        dict(row.values_json),
-                        dict(row.provenance_json),
-                    )
+                    found[pair] = _current(row, index == 0)
         remaining = [pair for pair in remaining if pair not in found]
     return found
 

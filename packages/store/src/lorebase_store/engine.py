@@ -7,7 +7,6 @@ transaction begins (`BEGIN IMMEDIATE`), so concurrent commits queue instead of f
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +14,8 @@ from typing import Any
 
 import sqlalchemy as sa
 import sqlean
+
+from lorebase_core.schema import canonical_json
 
 WRITE = "lorebase_write"
 
@@ -26,8 +27,8 @@ class JsonText(str):
 
 
 def canonical_text(value: object) -> JsonText:
-    """Compact JSON with sorted keys, marked as serialized."""
-    return JsonText(json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False))
+    """Compact JSON with sorted keys (`canonical_json`), marked as serialized."""
+    return JsonText(canonical_json(value))
 
 
 def _json_dumps(value: object) -> str:

@@ -47,14 +47,11 @@ def get_record(connection: sa.Connection, view: View, kind: str, key: str) -> Re
     found = current_records(connection, view.segments, kind, [key]).get(key)
     if found is None or found.deleted:
         return None
-    revision_pk = connection.execute(
-        sa.select(t.records.c.revision_pk).where(t.records.c.id == found.row_id)
-    ).scalar_one()
     return RecordVersion(
         kind,
         key,
         found.values,
-        _revision_ids(connection, [revision_pk])[revision_pk],
+        found.revision_id,
         provenance=expand(found.provenance, found.values),
     )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -10,10 +10,9 @@ import sqlalchemy as sa
 from lorebase_store.current import Current
 
 
-@dataclass
-class _Pending:
-    identity: tuple[str, ...]
-    row: dict[str, Any]
+@cache
+def _close_statement(table: sa.Table) -> sa.Update:
+    return table.update().where(table.c.id == sa.bindparam("row_id"))
 
 
 class RowWrites:
@@ -49,8 +48,8 @@ class RowWrites:
         table = self.table
         if self.close:
             connection.execute(
-                table.update().where(table.c.id == sa.bindparam("row_id")).values(to_seq=self.seq),
-                [{"row_id": row_id} for row_id in self.close],
+                _close_statement(table),
+                [{"row_id": row_id, "to_seq": self.seq} for row_id in self.close],
             )
         for row_id, row in self.rewrite.items():
             connection.execute(

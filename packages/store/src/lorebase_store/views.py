@@ -48,10 +48,16 @@ class View:
         return self.segments[0].at_head
 
 
+_DOMAIN = sa.select(t.domains).where(t.domains.c.name == sa.bindparam("name"))
+_BRANCH = sa.select(t.branches).where(
+    t.branches.c.domain_id == sa.bindparam("domain_id"),
+    t.branches.c.name == sa.bindparam("name"),
+    t.branches.c.deleted.is_(False),
+)
+
+
 def load_domain(connection: sa.Connection, name: str) -> DomainInfo:
-    row = (
-        connection.execute(sa.select(t.domains).where(t.domains.c.name == name)).mappings().first()
-    )
+    row = connection.execute(_DOMAIN, {"name": name}).mappings().first()
     if row is None:
         raise DomainNotFound(f"Domain {name!r} does not exist")
     return DomainInfo(
@@ -90,17 +96,7 @@ def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> Bra
 
 
 def load_branch(connection: sa.Connection, domain: DomainInfo, name: str) -> BranchInfo:
-    row = (
-        connection.execute(
-            sa.select(t.branches).where(
-                t.branches.c.domain_id == domain.id,
-                t.branches.c.name == name,
-                t.branches.c.deleted.is_(False),
-            )
-        )
-        .mappings()
-        .first()
-    )
+    row = connection.execute(_BRANCH, {"domain_id": domain.id, "name": name}).mappings().first()
     if row is None:
         raise BranchNotFound(f"Branch {name!r} does not exist in Domain {domain.name!r}")
     return _branch_info(connection, domain, row)

@@ -86,6 +86,15 @@ class KindDef(_Model):
     traits: tuple[str, ...] = ()
     attributes: dict[str, AttributeDef]
 
+    @cached_property
+    def derived_attributes(self) -> dict[str, AttributeDef]:
+        """The Attributes computed by a Derivation, in declared order."""
+        return {
+            name: attribute
+            for name, attribute in self.attributes.items()
+            if attribute.derived is not None
+        }
+
 
 class RelationDef(_Model):
     from_kind: str = Field(alias="from")
