@@ -60,6 +60,10 @@ def load_domain(connection: sa.Connection, name: str) -> DomainInfo:
     row = connection.execute(_DOMAIN, {"name": name}).mappings().first()
     if row is None:
         raise DomainNotFound(f"Domain {name!r} does not exist")
+    return _domain_info(row)
+
+
+def _domain_info(row: Any) -> DomainInfo:
     return DomainInfo(
         row["id"],
         row["name"],
@@ -188,9 +192,13 @@ def _revision_branch(connection: sa.Connection, revision: RevisionInfo) -> Branc
 
 
 def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
-    branch_name = connection.execute(
-        sa.select(t.branches.c.name).where(t.branches.c.id == row["branch_id"])
-    ).scalar_one()
+    """A Revision from its row (with `branch_name` when the query joined it)."""
+    branch_name = (
+        row.get("branch_name")
+        or connection.execute(
+            sa.select(t.branches.c.name).where(t.branches.c.id == row["branch_id"])
+        ).scalar_one()
+    )
     return RevisionInfo(
         row["pk"],
         row["id"],
@@ -209,10 +217,20 @@ def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
     )
 
 
+_REVISIONS = sa.select(t.revisions, t.branches.c.name.label("branch_name")).join_from(
+    t.revisions, t.branches, t.branches.c.id == t.revisions.c.branch_id
+)
+_REVISION_BY_ID = _REVISIONS.where(
+    t.revisions.c.domain_id == sa.bindparam("domain_id"), t.revisions.c.id == sa.bindparam("id")
+)
+
+
 def resolve_revision(connection: sa.Connection, domain: DomainInfo, text: str) -> RevisionInfo:
     """A Revision by full id, tag or unique prefix (at least 4 hex digits)."""
-    query = sa.select(t.revisions).where(t.revisions.c.domain_id == domain.id)
-    row = connection.execute(query.where(t.revisions.c.id == text)).mappings().first()
+    query = _REVISIONS.where(t.revisions.c.domain_id == domain.id)
+    row = (
+        connection.execute(_REVISION_BY_ID, {"domain_id": domain.id, "id": text}).mappings().first()
+    )
     if row is None:
         tagged = connection.execute(
             sa.select(t.tags.c.revision_id).where(
@@ -239,6 +257,56 @@ def resolve_revision(connection: sa.Connection, domain: DomainInfo, text: str) -
     return revision_info(connection, row)
 
 
+_DOMAIN_AND_BRANCH = (
+    sa.select(
+        *(column.label(f"domain_{column.name}") for column in t.domains.columns),
+        *(column.label(f"branch_{column.name}") for column in t.branches.columns),
+    )
+    .select_from(
+        t.domains.outerjoin(
+            t.branches,
+            sa.and_(
+                t.branches.c.domain_id == t.domains.c.id,
+                t.branches.c.name
+                == sa.func.coalesce(
+                    sa.bindparam("branch", type_=sa.String), t.domains.c.default_branch
+                ),
+                t.branches.c.deleted.is_(False),
+            ),
+        )
+    )
+    .where(t.domains.c.name == sa.bindparam("domain"))
+)
+
+
+def load_domain_and_branch(
+    connection: sa.Connection, domain_name: str, branch_name: str | None
+) -> tuple[DomainInfo, BranchInfo]:
+    """A Domain and one of its branches (default: the Domain's) in one statement."""
+    row = (
+        connection.execute(_DOMAIN_AND_BRANCH, {"domain": domain_name, "branch": branch_name})
+        .mappings()
+        .first()
+    )
+    if row is None:
+        raise DomainNotFound(f"Domain {domain_name!r} does not exist")
+    domain_row = {
+        name.removeprefix("domain_"): value
+        for name, value in row.items()
+        if name.startswith("domain_")
+    }
+    domain = _domain_info(domain_row)
+    if row["branch_id"] is None:
+        name = branch_name or domain.default_branch
+        raise BranchNotFound(f"Branch {name!r} does not exist in Domain {domain.name!r}")
+    branch_row = {
+        name.removeprefix("branch_"): value
+        for name, value in row.items()
+        if name.startswith("branch_")
+    }
+    return domain, _branch_info(connection, domain, branch_row)
+
+
 def make_view(
     connection: sa.Connection,
     domain_name: str,
@@ -246,8 +314,7 @@ def make_view(
     at: str | None = None,
 ) -> View:
     """The View of a read: a branch (default: the Domain's) at its head or at Revision `at`."""
-    domain = load_domain(connection, domain_name)
-    branch = load_branch(connection, domain, branch_name or domain.default_branch)
+    domain, branch = load_domain_and_branch(connection, domain_name, branch_name)
     history = lineage(connection, branch, branch.head_seq)
     if at is None:
         chain = segments(connection, branch, branch.head_seq)
