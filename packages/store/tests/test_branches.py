@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from lorebase_core.changes import Change, DeleteRecord, Origin, UpsertRecord
+from lorebase_core.changes import DeleteRecord, UpsertRecord
 from lorebase_core.errors import (
     AlreadyExists,
     BadRequest,
@@ -14,26 +14,12 @@ from lorebase_core.errors import (
     RevisionNotFound,
     ValuesInvalid,
 )
-from lorebase_store.commits import CommitRequest
-from lorebase_store.results import RevisionInfo
 from lorebase_store.store import BranchMode, Store
+from lorebase_store.testing import change_request as request
+from lorebase_store.testing import commit_changes as commit
 
 DOMAIN = "supply"
 MODES = [pytest.param("overlay", id="overlay"), pytest.param("copy", id="copy")]
-
-
-def request(
-    message: str = "test change", *, branch: str | None = None, **options: Any
-) -> CommitRequest:
-    return CommitRequest(
-        DOMAIN, branch, "usr_tester", message, Origin("operation", "test"), **options
-    )
-
-
-def commit(store: Store, changes: list[Change], **options: Any) -> RevisionInfo:
-    result = store.commit(request(**options), changes)
-    assert result.revision is not None
-    return result.revision
 
 
 def value(store: Store, kind: str, key: str, attribute: str, **where: Any) -> Any:

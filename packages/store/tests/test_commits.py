@@ -13,36 +13,20 @@ from lorebase_core.changes import (
     Change,
     DeleteLink,
     DeleteRecord,
-    Origin,
     UpsertLink,
     UpsertRecord,
 )
 from lorebase_core.errors import StaleHead, ValuesInvalid
 from lorebase_core.schema import load_schema
 from lorebase_store import tables as t
-from lorebase_store.commits import CommitRequest
 from lorebase_store.importer import import_directory
-from lorebase_store.results import RevisionInfo
 from lorebase_store.store import Store
+from lorebase_store.testing import change_request as request
+from lorebase_store.testing import commit_changes as commit
 
 SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
 DOMAIN = "supply"
 RELATIONS_OF_SUPPLIER = ("supplied_by", "with_supplier", "ordered_from", "flags")
-
-
-def request(
-    message: str = "test change", *, branch: str | None = None, **options: Any
-) -> CommitRequest:
-    return CommitRequest(
-        DOMAIN, branch, "usr_tester", message, Origin("operation", "test"), **options
-    )
-
-
-def commit(store: Store, changes: list[Change], **options: Any) -> RevisionInfo:
-    """Commit `changes` and return the Revision they made (there must be one)."""
-    result = store.commit(request(**options), changes)
-    assert result.revision is not None
-    return result.revision
 
 
 def head(store: Store, branch: str = "main") -> str | None:

@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from lorebase_core.changes import Change, DeleteRecord, Origin, UpsertLink, UpsertRecord
+from lorebase_core.changes import DeleteRecord, UpsertLink, UpsertRecord
 from lorebase_core.errors import RevisionNotFound
-from lorebase_store.commits import CommitRequest
-from lorebase_store.results import DiffEntry, RevisionInfo
+from lorebase_store.results import DiffEntry
 from lorebase_store.store import BranchMode, Store
+from lorebase_store.testing import commit_changes as commit
 
 DOMAIN = "supply"
 MODES = [pytest.param("overlay", id="overlay"), pytest.param("copy", id="copy")]
-
-
-def request(
-    message: str = "test change", *, branch: str | None = None, **options: Any
-) -> CommitRequest:
-    return CommitRequest(
-        DOMAIN, branch, "usr_tester", message, Origin("operation", "test"), **options
-    )
-
-
-def commit(store: Store, changes: list[Change], **options: Any) -> RevisionInfo:
-    result = store.commit(request(**options), changes)
-    assert result.revision is not None
-    return result.revision
 
 
 def by_ref(entries: list[DiffEntry]) -> dict[str, DiffEntry]:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from functools import partial
 
 import pytest
 
 from lorebase_core.changes import DeleteRecord, Origin, UpsertLink, UpsertRecord
 from lorebase_core.errors import DomainNotFound, StaleHead, ValuesInvalid
-from lorebase_store.commits import CommitRequest
 from lorebase_store.store import Store
+from lorebase_store.testing import change_request
 
 DOMAIN = "supply"
 PAYLOAD_FIELDS = {
@@ -32,13 +32,7 @@ PAYLOAD_FIELDS = {
     "keys_truncated",
 }
 
-
-def request(
-    message: str = "test change", *, branch: str | None = None, **options: Any
-) -> CommitRequest:
-    return CommitRequest(
-        DOMAIN, branch, "usr_tester", message, Origin("operation", "update_contract"), **options
-    )
+request = partial(change_request, origin=Origin("operation", "update_contract"))
 
 
 def test_the_supply_import_made_one_event_per_revision(supply: Store) -> None:

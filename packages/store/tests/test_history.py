@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from lorebase_core.changes import Change, DeleteRecord, Origin, UpsertRecord
+from lorebase_core.changes import DeleteRecord, UpsertRecord
 from lorebase_core.errors import BadRequest, RecordNotFound
-from lorebase_store.commits import CommitRequest
-from lorebase_store.results import HistoryEntry, RevisionInfo
+from lorebase_store.results import HistoryEntry
 from lorebase_store.store import BranchMode, Store
+from lorebase_store.testing import commit_changes as commit
 
 DOMAIN = "supply"
 IMPORT = ("import", "examples/supply", "usr_loader", "Import the supply example data")
-
-
-def request(
-    message: str = "test change", *, branch: str | None = None, **options: Any
-) -> CommitRequest:
-    return CommitRequest(
-        DOMAIN, branch, "usr_tester", message, Origin("operation", "test"), **options
-    )
-
-
-def commit(store: Store, changes: list[Change], **options: Any) -> RevisionInfo:
-    result = store.commit(request(**options), changes)
-    assert result.revision is not None
-    return result.revision
 
 
 def summary(entries: list[HistoryEntry]) -> list[tuple[str, list[str], str]]:

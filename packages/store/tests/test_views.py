@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
-from lorebase_core.changes import Change, DeleteRecord, Origin, UpsertLink, UpsertRecord
+from lorebase_core.changes import DeleteRecord, UpsertLink, UpsertRecord
 from lorebase_core.errors import (
     AlreadyExists,
     AmbiguousRevision,
@@ -16,26 +15,12 @@ from lorebase_core.errors import (
     RevisionNotFound,
     RevisionNotOnBranch,
 )
-from lorebase_store.commits import CommitRequest
 from lorebase_store.results import RevisionInfo
 from lorebase_store.store import Store
+from lorebase_store.testing import commit_changes as commit
 
 DOMAIN = "supply"
 IMPORT_MESSAGE = "Import the supply example data"
-
-
-def request(
-    message: str = "test change", *, branch: str | None = None, **options: Any
-) -> CommitRequest:
-    return CommitRequest(
-        DOMAIN, branch, "usr_tester", message, Origin("operation", "test"), **options
-    )
-
-
-def commit(store: Store, changes: list[Change], **options: Any) -> RevisionInfo:
-    result = store.commit(request(**options), changes)
-    assert result.revision is not None
-    return result.revision
 
 
 def supply_revisions(store: Store) -> list[RevisionInfo]:
