@@ -45,11 +45,6 @@ from lorebase_store.views import Segment, load_branch, load_domain, segments
 
 Duplicates = Literal["merge", "refuse"]
 
-# A batch this large first asks whether its Kind or Relation is empty on the branch (an import
-# into a new Domain), to skip looking up keys only this commit can have written; a smaller one
-# looks its keys up directly, which costs the same one statement.
-_FRESH_CHECK_MIN = 64
-
 # Statements of every commit, built once so that SQLAlchemy reuses their compiled form.
 _LOCK_DOMAIN = (
     sa.select(t.domains.c.id).where(t.domains.c.id == sa.bindparam("id")).with_for_update()
@@ -62,24 +57,6 @@ _PARENT = sa.select(t.revisions.c.id, t.revisions.c.generation, t.revisions.c.sc
 )
 _SEAL_REVISION = t.revisions.update().where(t.revisions.c.pk == sa.bindparam("pk_"))
 _MOVE_HEAD = t.branches.update().where(t.branches.c.id == sa.bindparam("id_"))
-_ANY_RECORD = (
-    sa.select(t.records.c.id)
-    .where(
-        t.records.c.branch_id == sa.bindparam("branch_id"),
-        t.records.c.kind == sa.bindparam("name"),
-        t.records.c.from_seq <= sa.bindparam("upto"),
-    )
-    .limit(1)
-)
-_ANY_LINK = (
-    sa.select(t.links.c.id)
-    .where(
-        t.links.c.branch_id == sa.bindparam("branch_id"),
-        t.links.c.relation == sa.bindparam("name"),
-        t.links.c.from_seq <= sa.bindparam("upto"),
-    )
-    .limit(1)
-)
 
 
 @dataclass(frozen=True)
@@ -149,10 +126,7 @@ class _Commit:
         self.digest = hashlib.sha256()
         self.count = 0
         self.unique_touched: dict[tuple[str, str], set[str]] = {}
-        # Kinds and Relations with no row on the branch when the commit began: only what this
-        # commit wrote can be there, so those keys alone need looking up (imports into new Domains)
-        self.fresh_records: dict[str, set[str] | None] = {}
-        self.fresh_links: dict[str, set[tuple[str, str]] | None] = {}
+        self.planner = _PlannerStatistics(connection)
 
     # -- the steps ---------------------------------------------------------------------------
     def run(self, changes: Iterable[Change]) -> CommitResult:
@@ -344,40 +318,12 @@ class _Commit:
 
     def _records_now(self, kind_name: str, keys: Iterable[str]) -> dict[str, Current]:
         """The visible versions of these Records, this commit's writes included."""
-        wanted = list(keys)
-        if kind_name not in self.fresh_records:
-            fresh_now = len(wanted) >= _FRESH_CHECK_MIN and not self._has_rows(
-                _ANY_RECORD, kind_name
-            )
-            self.fresh_records[kind_name] = set() if fresh_now else None
-        fresh = self.fresh_records[kind_name]
-        if fresh is not None:
-            wanted = [key for key in wanted if key in fresh]
-        return current_records(self.connection, self.chain, kind_name, wanted) if wanted else {}
+        return current_records(self.connection, self.chain, kind_name, keys)
 
     def _links_now(
         self, relation_name: str, pairs: Iterable[tuple[str, str]]
     ) -> dict[tuple[str, str], Current]:
-        wanted = list(pairs)
-        if relation_name not in self.fresh_links:
-            fresh_now = len(wanted) >= _FRESH_CHECK_MIN and not self._has_rows(
-                _ANY_LINK, relation_name
-            )
-            self.fresh_links[relation_name] = set() if fresh_now else None
-        fresh = self.fresh_links[relation_name]
-        if fresh is not None:
-            wanted = [pair for pair in wanted if pair in fresh]
-        return current_links(self.connection, self.chain, relation_name, wanted) if wanted else {}
-
-    def _has_rows(self, query: sa.Select[Any], name: str) -> bool:
-        """Whether the branch holds any version of a Kind (`_ANY_RECORD`) or Relation (`_ANY_LINK`)."""
-        return any(
-            self.connection.execute(
-                query, {"branch_id": segment.branch_id, "upto": segment.upto, "name": name}
-            ).first()
-            is not None
-            for segment in self.chain
-        )
+        return current_links(self.connection, self.chain, relation_name, pairs)
 
     def _apply_records(self, kind_name: str, changes: list[UpsertRecord | DeleteRecord]) -> None:
         kind = self.schema.kinds.get(kind_name)
@@ -393,7 +339,6 @@ class _Commit:
         current = self._records_now(kind_name, [key for key, _, _ in keyed])
         writes = RowWrites(t.records, self.branch.id, self.seq, self.revision_pk)
         deleted: list[tuple[str, str]] = []
-        fresh = self.fresh_records[kind_name]
         for key, change, values in keyed:
             before = current.get(key)
             if isinstance(change, DeleteRecord):
@@ -408,9 +353,7 @@ class _Commit:
             current[key] = Current(
                 -1, True, self.seq, written.deleted, written.values, written.provenance
             )
-            if fresh is not None:
-                fresh.add(key)
-        writes.flush(self.connection)
+        self.planner.wrote(t.records, writes.flush(self.connection))
         for key, source in deleted:
             self._delete_links_of(kind_name, key, source)
 
@@ -572,7 +515,6 @@ class _Commit:
             if keys
         }
         current = self._links_now(relation_name, [(c.from_key, c.to_key) for c in changes])
-        fresh = self.fresh_links[relation_name]
         writes = RowWrites(t.links, self.branch.id, self.seq, self.revision_pk)
         touched_from: set[str] = set()
         touched_to: set[str] = set()
@@ -625,9 +567,7 @@ class _Commit:
                 },
             )
             current[pair] = Current(-1, True, self.seq, deleted, values, {})
-            if fresh is not None:
-                fresh.add(pair)
-        writes.flush(self.connection)
+        self.planner.wrote(t.links, writes.flush(self.connection))
         self._check_cardinality(
             relation_name, relation.cardinality, touched_from, touched_to, changes
         )
@@ -725,6 +665,32 @@ class _Commit:
 _member_names = {
     name: canonical_json(name) for name in ("op", "kind", "key", "values", "relation", "from", "to")
 }
+
+
+class _PlannerStatistics:
+    """Keeps PostgreSQL's planner statistics in step while a large commit grows a table.
+
+    The look-ups of a batch (`record_key IN (...)`) use the key index only while the planner
+    knows the table is large; statistics taken when it was empty make it scan the whole Kind for
+    every batch, which makes an import quadratic. PostgreSQL's ANALYZE counts the rows the
+    running transaction inserted, so it is run each time a commit has doubled what it wrote.
+    """
+
+    FIRST = 5000
+
+    def __init__(self, connection: sa.Connection) -> None:
+        self.connection = connection
+        self.enabled = not is_sqlite(connection)
+        self.written: Counter[str] = Counter()
+        self.next: dict[str, int] = {}
+
+    def wrote(self, table: sa.Table, rows: int) -> None:
+        if not self.enabled or rows == 0:
+            return
+        self.written[table.name] += rows
+        if self.written[table.name] >= self.next.setdefault(table.name, self.FIRST):
+            self.connection.exec_driver_sql(f"ANALYZE {table.name}")
+            self.next[table.name] = 2 * self.written[table.name]
 
 
 def _batches(changes: Iterable[Change], size: int) -> Iterator[list[Change]]:

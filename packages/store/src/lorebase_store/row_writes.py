@@ -44,7 +44,8 @@ class RowWrites:
                 self.close.append(before.row_id)
             self.insert[identity] = row
 
-    def flush(self, connection: sa.Connection) -> None:
+    def flush(self, connection: sa.Connection) -> int:
+        """Write the batch; returns how many versions it inserted."""
         table = self.table
         if self.close:
             connection.execute(
@@ -61,8 +62,10 @@ class RowWrites:
                     provenance_json=row["provenance_json"],
                 )
             )
+        inserted = len(self.insert)
         if self.insert:
             connection.execute(
                 table.insert(), [{**row, **self.fixed} for row in self.insert.values()]
             )
         self.close, self.rewrite, self.insert = [], {}, {}
+        return inserted
