@@ -41,7 +41,7 @@ from lorebase_store.reads import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.row_writes import RowWrites
 from lorebase_store.schemas import save_schema, schema_by_digest
-from lorebase_store.views import Segment, load_branch, load_domain, segments
+from lorebase_store.views import Segment, load_branch, load_domain_and_branch, segments
 
 Duplicates = Literal["merge", "refuse"]
 
@@ -143,11 +143,9 @@ class _Commit:
                 default_branch=request.default_branch,
                 created_at=request.created_at,
             )
-        domain = load_domain(connection, request.domain)
-        if not is_sqlite(connection):
+        domain, branch = load_domain_and_branch(connection, request.domain, request.branch)
+        if not is_sqlite(connection):  # SQLite's write lock is already held: BEGIN IMMEDIATE
             connection.execute(_LOCK_DOMAIN, {"id": domain.id})
-        branch = load_branch(connection, domain, request.branch or domain.default_branch)
-        if not is_sqlite(connection):
             connection.execute(_LOCK_BRANCH, {"id": branch.id})
             branch = load_branch(connection, domain, branch.name)
         if request.expected_head is not None and request.expected_head != branch.head_revision:
