@@ -47,7 +47,7 @@ def create_store_engine(url: str, *, pool_size: int = 5, busy_timeout_ms: int = 
         return _sqlite_engine(url, busy_timeout_ms)
     if url.startswith("postgresql://") or url.startswith("postgres://"):
         url = "postgresql+psycopg://" + url.split("://", 1)[1]
-    connect_args: dict[str, Any] = {"prepare_threshold": None}  # see docs/storage.md, "Speed"
+    connect_args: dict[str, Any] = {}
     if "options=" not in url:
         connect_args["options"] = "-c timezone=UTC"
     return sa.create_engine(
