@@ -82,7 +82,9 @@ def import_directory(
         author=manifest.author,
         message=manifest.message,
         origin=Origin("import", manifest.origin_ref),
-        created_at=manifest.time,
+        created_at=manifest.time
+        if not exists
+        else None,  # a fixed time reproduces a first import only
         schema=schema,
         duplicates="refuse",
         batch_size=batch_size,
@@ -159,7 +161,9 @@ def _read_manifest(
         domain=domain,
         author=author or str(document.get("author", "importer")),
         message=message or str(document.get("message", f"Import {directory.name}")),
-        time=str(document["time"]) if "time" in document and author is None else None,
+        time=str(document["time"])
+        if "time" in document and author is None and message is None
+        else None,
         origin_ref=str(document.get("origin_ref", directory.name)),
         default_branch=str(document.get("default_branch", "main")),
     )
