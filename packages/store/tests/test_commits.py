@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -553,3 +555,32 @@ def test_create_domain_with_no_changes_still_creates_the_domain(store: Store) ->
     assert result.revision is None
     assert store.has_domain(DOMAIN)
     assert store.branch(DOMAIN, "main").head_revision is None
+
+
+def test_duplicates_made_before_a_unique_rule_do_not_block_other_changes(
+    store: Store, tmp_path: Path
+) -> None:
+    """Only the unique values a commit sets are checked: older duplicates are health's business."""
+    source = tmp_path / "supply"
+    shutil.copytree(SUPPLY, source)
+    schema_file = source / "schema.yaml"
+    unique_schema = schema_file.read_text()
+    schema_file.write_text(unique_schema.replace("unique: true", "unique: false", 1))
+    suppliers = source / "data" / "Supplier.csv"
+    with suppliers.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    rows[5]["vat_number"] = rows[1]["vat_number"]  # S-1006 takes S-1002's VAT number
+    with suppliers.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    import_directory(store, source)
+    schema_file.write_text(unique_schema)
+    import_directory(store, source)  # the rule arrives; the Records it would refuse are unchanged
+    assert store.schema(DOMAIN).kinds["Supplier"].attributes["vat_number"].unique
+    commit(store, [UpsertRecord("Supplier", "S-1006", {"risk_score": 11})])
+    with pytest.raises(ValuesInvalid) as raised:
+        store.commit(
+            request(), [UpsertRecord("Supplier", "S-1003", {"vat_number": rows[1]["vat_number"]})]
+        )
+    assert [issue.code for issue in raised.value.issues] == ["value.unique"]

@@ -407,8 +407,10 @@ class _Commit:
             {"op": "upsert_record", "kind": kind_name, "key": key, "values": version.text},
         )
         for name, attribute in kind.attributes.items():
-            if attribute.unique and merged.get(name) is not None:
-                self.unique_touched.setdefault((kind_name, name), set()).add(str(merged[name]))
+            value = merged.get(name)
+            # a value the Record already held passed its check then: only new values are checked
+            if attribute.unique and value is not None and old_values.get(name) != value:
+                self.unique_touched.setdefault((kind_name, name), set()).add(str(value))
         return version
 
     def _write_record(
