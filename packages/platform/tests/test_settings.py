@@ -16,7 +16,7 @@ EXAMPLE = Path(__file__).parents[3] / "config" / "lorebase.example.yaml"
 def _leaves(model: type[BaseModel], prefix: str = "") -> dict[str, Any]:
     found: dict[str, Any] = {}
     for name, field in model.model_fields.items():
-        key = f"{prefix}{field.alias or name}"
+        key = f"{prefix}{field.serialization_alias or field.alias or name}"
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             found.update(_leaves(annotation, f"{key}."))
@@ -49,16 +49,15 @@ def test_example_file_loads_with_the_defaults(tmp_path: Path) -> None:
     settings = load_settings(EXAMPLE)
     defaults = Settings()
     assert settings.keeper == defaults.keeper
-    assert settings.read == defaults.read
     assert settings.imports == defaults.imports
     assert settings.database.url is None
 
 
 def test_environment_overrides_a_nested_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LOREBASE__KEEPER__PORT", "9123")
-    monkeypatch.setenv("LOREBASE__READ__HISTORY__MAX_LIMIT", "42")
+    monkeypatch.setenv("LOREBASE__IMPORT__BATCH_SIZE", "42")
     settings = Settings()
-    assert (settings.keeper.port, settings.read.history.max_limit) == (9123, 42)
+    assert (settings.keeper.port, settings.imports.batch_size) == (9123, 42)
 
 
 def test_unknown_and_out_of_range_settings_are_refused(tmp_path: Path) -> None:
@@ -99,3 +98,13 @@ def test_database_url_may_be_a_secret_reference(
 def test_unresolvable_secrets_say_why(reference: str) -> None:
     with pytest.raises(SecretError):
         resolve_secret(reference)
+
+
+def test_the_import_section_is_read_from_yaml_and_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "lorebase.yaml"
+    config.write_text("import:\n  batch_size: 7\n")
+    assert load_settings(config).imports.batch_size == 7
+    monkeypatch.setenv("LOREBASE__IMPORT__MAX_ISSUES", "3")
+    assert Settings().imports.max_issues == 3

@@ -148,3 +148,10 @@ def test_json_lines_files_import_with_their_json_types(store: Store, tmp_path: P
     )
     import_directory(store, source)
     assert store.count("supply", "Plant") == len(rows)
+
+
+def test_changed_keys_max_bounds_the_keys_of_the_import_event(store: Store) -> None:
+    import_directory(store, SUPPLY, changed_keys_max=3)
+    first = store.events("supply")[0]
+    assert sum(len(keys) for keys in first["keys"].values()) == 3
+    assert first["keys_truncated"] is True

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from lorebase_core.errors import Issue
 from lorebase_core.expressions import ExpressionError, result_as_value
-from lorebase_core.refs import join_key
+from lorebase_core.refs import join_key, split_key
 from lorebase_core.schema.document import Schema
 from lorebase_core.schema.model import AttributeDef, KindDef, ValueRules
 from lorebase_core.values import CanonicalValue, ValueProblem, canonical, compare
@@ -143,8 +143,6 @@ def record_title(kind: KindDef, values: Mapping[str, CanonicalValue]) -> str | N
 
 def key_values(schema: Schema, kind_name: str, key: str) -> Values:
     """The key Attributes' values named by a key string, canonicalized."""
-    from lorebase_core.refs import split_key
-
     kind = schema.kind(kind_name)
     parts = split_key(key, len(kind.key))
     return {

@@ -32,7 +32,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         description="The REST API of Lorebase: governed, versioned knowledge graphs for agents.",
     )
     app.state.settings = settings
-    app.state.store = store if store is not None else Store.open(settings.database.resolved_url())
+    app.state.store = store if store is not None else Store.from_settings(settings.database)
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(unfinished.router)

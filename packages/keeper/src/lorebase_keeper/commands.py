@@ -64,7 +64,7 @@ def import_command(
 ) -> None:
     """Import a schema and data files from DIRECTORY into its Domain as one Revision."""
     settings = _settings(config_file, database_url)
-    store = Store.open(settings.database.resolved_url())
+    store = Store.from_settings(settings.database)
     try:
         result = import_directory(
             store,
@@ -75,6 +75,7 @@ def import_command(
             create_only=create_only,
             batch_size=settings.imports.batch_size,
             max_issues=settings.imports.max_issues,
+            changed_keys_max=settings.agents.feed.changed_keys_max,
         )
     except InvalidInput as exc:
         click.echo(f"error: {exc.detail}", err=True)
@@ -145,7 +146,7 @@ def log(
 ) -> None:
     """List the Revisions of a branch, newest first."""
     settings = _settings(config_file, database_url)
-    store = Store.open(settings.database.resolved_url())
+    store = Store.from_settings(settings.database)
     try:
         revisions = store.log(domain, branch=branch, limit=limit)
     except LorebaseError as exc:

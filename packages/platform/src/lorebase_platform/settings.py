@@ -11,7 +11,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -60,29 +60,6 @@ class DatabaseSettings(_Section):
 class KeeperSettings(_Section):
     host: str = Field(default="127.0.0.1", description="Address Keeper listens on.")
     port: int = Field(default=8080, ge=0, le=65535, description="Port Keeper listens on.")
-    max_body_bytes: int = Field(
-        default=1_048_576, ge=1024, description="Largest request body accepted, in bytes."
-    )
-
-
-class HistorySettings(_Section):
-    default_limit: int = Field(
-        default=50, ge=1, description="Changes per page of a Record's history."
-    )
-    max_limit: int = Field(
-        default=500, ge=1, description="Largest page of a Record's history a request may ask for."
-    )
-    lineage_count_max: int = Field(
-        default=1000,
-        ge=1,
-        description="Changes counted in a lineage answer before changes_truncated.",
-    )
-
-
-class ReadSettings(_Section):
-    history: HistorySettings = Field(
-        default_factory=HistorySettings, description="History and lineage reads."
-    )
 
 
 class ImportSettings(_Section):
@@ -121,9 +98,13 @@ class Settings(BaseSettings):
         default_factory=DatabaseSettings, description="Where the data lives."
     )
     keeper: KeeperSettings = Field(default_factory=KeeperSettings, description="The REST server.")
-    read: ReadSettings = Field(default_factory=ReadSettings, description="Limits of reads.")
+    # `import` is a Python keyword: the field is `imports`, the YAML section `import`. An alias
+    # turns off the env prefix, so the environment name is given with it.
     imports: ImportSettings = Field(
-        default_factory=ImportSettings, alias="import", description="lorebase import."
+        default_factory=ImportSettings,
+        validation_alias=AliasChoices("import", "LOREBASE__IMPORT"),
+        serialization_alias="import",
+        description="lorebase import.",
     )
     agents: AgentsSettings = Field(
         default_factory=AgentsSettings, description="Agent-facing reads."

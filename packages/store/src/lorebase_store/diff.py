@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from lorebase_store import tables as t
-from lorebase_store.current import current_links, current_records
+from lorebase_store.current import Current, current_links, current_records
 from lorebase_store.results import Diff, DiffEntry, Values
 from lorebase_store.views import Segment
 
@@ -68,36 +68,37 @@ def diff(
     from_chain, to_chain = reads
     records_a, links_a = _touched(connection, histories[0], histories[1])
     records_b, links_b = _touched(connection, histories[1], histories[0])
-    record_entries: list[DiffEntry] = []
     by_kind: dict[str, set[str]] = {}
     for kind, key in records_a | records_b:
         by_kind.setdefault(kind, set()).add(key)
+    record_entries = []
     for kind, keys in sorted(by_kind.items()):
         before = current_records(connection, from_chain, kind, keys)
         after = current_records(connection, to_chain, kind, keys)
         for key in sorted(keys):
-            old, new = before.get(key), after.get(key)
-            entry = _entry(
-                f"{kind}/{key}",
-                old.values if old and not old.deleted else None,
-                new.values if new and not new.deleted else None,
+            record_entries.append(
+                _entry(f"{kind}/{key}", _live(before.get(key)), _live(after.get(key)))
             )
-            if entry is not None:
-                record_entries.append(entry)
-    link_entries: list[DiffEntry] = []
     by_relation: dict[str, set[tuple[str, str]]] = {}
     for relation, from_key, to_key in links_a | links_b:
         by_relation.setdefault(relation, set()).add((from_key, to_key))
+    link_entries = []
     for relation, pairs in sorted(by_relation.items()):
         before_links = current_links(connection, from_chain, relation, pairs)
         after_links = current_links(connection, to_chain, relation, pairs)
         for pair in sorted(pairs):
-            old_link, new_link = before_links.get(pair), after_links.get(pair)
-            entry = _entry(
-                f"{relation}:{pair[0]}->{pair[1]}",
-                old_link.values if old_link and not old_link.deleted else None,
-                new_link.values if new_link and not new_link.deleted else None,
+            ref = f"{relation}:{pair[0]}->{pair[1]}"
+            link_entries.append(
+                _entry(ref, _live(before_links.get(pair)), _live(after_links.get(pair)))
             )
-            if entry is not None:
-                link_entries.append(entry)
-    return Diff(from_revision, to_revision, record_entries, link_entries)
+    return Diff(
+        from_revision,
+        to_revision,
+        [entry for entry in record_entries if entry is not None],
+        [entry for entry in link_entries if entry is not None],
+    )
+
+
+def _live(version: Current | None) -> Values | None:
+    """The values of a visible version, or None when there is none or it is a tombstone."""
+    return version.values if version is not None and not version.deleted else None

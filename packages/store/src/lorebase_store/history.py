@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from lorebase_core.errors import BadCursor, RecordNotFound
 from lorebase_store import tables as t
 from lorebase_store.provenance import expand
-from lorebase_store.results import HistoryEntry, HistoryPage, Lineage, Provenance, RevisionInfo
-from lorebase_store.views import View, revision_info
+from lorebase_store.results import HistoryEntry, HistoryPage, Lineage, Provenance
+from lorebase_store.views import View, revisions_by_pk
 
 
 def _versions(connection: sa.Connection, view: View, kind: str, key: str) -> list[dict[str, Any]]:
@@ -51,17 +51,6 @@ def _versions(connection: sa.Connection, view: View, kind: str, key: str) -> lis
         )
         found.extend(dict(row) for row in rows)
     return found
-
-
-def _revisions(connection: sa.Connection, pks: list[int]) -> dict[int, RevisionInfo]:
-    if not pks:
-        return {}
-    rows = (
-        connection.execute(sa.select(t.revisions).where(t.revisions.c.pk.in_(sorted(set(pks)))))
-        .mappings()
-        .all()
-    )
-    return {row["pk"]: revision_info(connection, row) for row in rows}
 
 
 def _changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
@@ -102,7 +91,7 @@ def history(
         raise RecordNotFound(f"{kind}/{key} has no history on branch {view.branch.name!r}")
     start = decode_cursor(cursor) if cursor else 0
     page = versions[start : start + limit]
-    revisions = _revisions(connection, [row["revision_pk"] for row in page])
+    revisions = revisions_by_pk(connection, [row["revision_pk"] for row in page])
     entries = []
     for offset, row in enumerate(page):
         older = versions[start + offset + 1] if start + offset + 1 < len(versions) else None
@@ -131,7 +120,7 @@ def lineage(
     if not versions or versions[0]["deleted"]:
         raise RecordNotFound(f"{kind}/{key} does not exist on branch {view.branch.name!r}")
     provenance = expand(versions[0]["provenance_json"], versions[0]["values_json"])
-    revisions = _revisions(connection, list(provenance.values()))
+    revisions = revisions_by_pk(connection, list(provenance.values()))
     attributes = {
         name: Provenance(
             revisions[pk].id,

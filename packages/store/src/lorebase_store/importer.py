@@ -67,6 +67,7 @@ def import_directory(
     create_only: bool = False,
     batch_size: int = 1000,
     max_issues: int = 1000,
+    changed_keys_max: int = 100,
 ) -> ImportResult:
     """Import DIR into its Domain (created when new). Raises `ImportInvalid` listing every problem."""
     directory = directory.resolve()
@@ -89,6 +90,7 @@ def import_directory(
         duplicates="refuse",
         batch_size=batch_size,
         max_issues=max_issues,
+        changed_keys_max=changed_keys_max,
         create_domain=not exists,
         default_branch=manifest.default_branch,
     )
@@ -102,7 +104,7 @@ def import_directory(
     revisions = [result.revision] if result.revision else []
     changes = result.changes
     if not exists:
-        for revision in _replay(store, directory, manifest, branch):
+        for revision in _replay(store, directory, manifest, branch, changed_keys_max):
             revisions.append(revision)
             changes += revision.stats.get("changes", 0)
     return ImportResult(
@@ -301,7 +303,7 @@ def _changes(directory: Path, files: list[Path], schema: Schema) -> Iterator[Cha
 
 
 def _replay(
-    store: Store, directory: Path, manifest: _Manifest, branch: str | None
+    store: Store, directory: Path, manifest: _Manifest, branch: str | None, changed_keys_max: int
 ) -> Iterator[RevisionInfo]:
     folder = directory / "revisions"
     if not folder.is_dir():
@@ -341,6 +343,7 @@ def _replay(
             message=str(document.get("message", path.stem)),
             origin=Origin(origin["type"], origin.get("ref")),
             created_at=str(document["time"]) if "time" in document else None,
+            changed_keys_max=changed_keys_max,
         )
         try:
             result = store.commit(request, changes)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import sqlalchemy as sa
 
@@ -10,7 +10,7 @@ from lorebase_store import tables as t
 from lorebase_store.current import current_records
 from lorebase_store.provenance import expand
 from lorebase_store.results import LinkVersion, RecordVersion
-from lorebase_store.views import Segment, View, not_shadowed, visible
+from lorebase_store.views import Segment, View, not_shadowed, revisions_by_pk, visible
 
 RECORD_IDENTITY = ("kind", "record_key")
 LINK_IDENTITY = ("relation", "from_key", "to_key")
@@ -30,16 +30,6 @@ def visible_rows(
         for index, segment in enumerate(chain)
     ]
     return (parts[0] if len(parts) == 1 else sa.union_all(*parts)).subquery()
-
-
-def _revision_ids(connection: sa.Connection, pks: Iterable[int]) -> dict[int, str]:
-    wanted = sorted(set(pks))
-    if not wanted:
-        return {}
-    rows = connection.execute(
-        sa.select(t.revisions.c.pk, t.revisions.c.id).where(t.revisions.c.pk.in_(wanted))
-    )
-    return {row.pk: row.id for row in rows}
 
 
 def get_record(connection: sa.Connection, view: View, kind: str, key: str) -> RecordVersion | None:
@@ -72,13 +62,13 @@ def list_records(
     if after_key is not None:
         query = query.where(rows_q.c.record_key > after_key)
     rows = connection.execute(query).mappings().all()
-    ids = _revision_ids(connection, [row["revision_pk"] for row in rows])
+    revisions = revisions_by_pk(connection, [row["revision_pk"] for row in rows])
     return [
         RecordVersion(
             kind,
             row["record_key"],
             dict(row["values_json"]),
-            ids[row["revision_pk"]],
+            revisions[row["revision_pk"]].id,
             provenance=expand(row["provenance_json"], row["values_json"]),
         )
         for row in rows
@@ -123,14 +113,14 @@ def links_of(
         .limit(limit)
     )
     rows = connection.execute(query).mappings().all()
-    ids = _revision_ids(connection, [row["revision_pk"] for row in rows])
+    revisions = revisions_by_pk(connection, [row["revision_pk"] for row in rows])
     return [
         LinkVersion(
             relation,
             row["from_key"],
             row["to_key"],
             dict(row["values_json"]),
-            ids[row["revision_pk"]],
+            revisions[row["revision_pk"]].id,
         )
         for row in rows
     ]

@@ -12,6 +12,7 @@ from lorebase_core.changes import Change
 from lorebase_core.errors import AlreadyExists
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
+from lorebase_platform.settings import DatabaseSettings
 from lorebase_store import tables as t
 from lorebase_store.commits import CommitRequest, commit
 from lorebase_store.diff import diff
@@ -24,7 +25,15 @@ from lorebase_store.engine import (
 )
 from lorebase_store.history import history, lineage
 from lorebase_store.migrate import upgrade
-from lorebase_store.reads import count_records, get_record, links_of, list_records
+from lorebase_store.reads import (
+    LINK_IDENTITY,
+    RECORD_IDENTITY,
+    count_records,
+    get_record,
+    links_of,
+    list_records,
+    visible_rows,
+)
 from lorebase_store.results import (
     BranchInfo,
     CommitResult,
@@ -38,6 +47,7 @@ from lorebase_store.results import (
 )
 from lorebase_store.schemas import schema_by_digest
 from lorebase_store.views import (
+    REVISION_ROWS,
     View,
     list_branches,
     load_branch,
@@ -63,11 +73,20 @@ class Store:
         self.engine = engine
 
     @classmethod
-    def open(cls, url: str) -> Store:
+    def open(cls, url: str, *, pool_size: int = 5, busy_timeout_ms: int = 30000) -> Store:
         """Open (and migrate) the database at `url`."""
-        engine = create_store_engine(url)
+        engine = create_store_engine(url, pool_size=pool_size, busy_timeout_ms=busy_timeout_ms)
         upgrade(engine)
         return cls(engine)
+
+    @classmethod
+    def from_settings(cls, database: DatabaseSettings) -> Store:
+        """Open the database the `database` settings name."""
+        return cls.open(
+            database.resolved_url(),
+            pool_size=database.pool_size,
+            busy_timeout_ms=database.busy_timeout_ms,
+        )
 
     def close(self) -> None:
         self.engine.dispose()
@@ -195,8 +214,6 @@ class Store:
 
     @staticmethod
     def _copy_rows(connection: sa.Connection, view: View, branch_id: int) -> None:
-        from lorebase_store.reads import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
-
         for table, identity in ((t.records, RECORD_IDENTITY), (t.links, LINK_IDENTITY)):
             rows_q = visible_rows(table, view.segments, identity, lambda _table: sa.true())
             columns = [
@@ -266,8 +283,7 @@ class Store:
             for segment in view.history:
                 rows = (
                     connection.execute(
-                        sa.select(t.revisions)
-                        .where(
+                        REVISION_ROWS.where(
                             t.revisions.c.branch_id == segment.branch_id,
                             t.revisions.c.seq <= segment.upto,
                         )

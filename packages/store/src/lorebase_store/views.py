@@ -8,6 +8,7 @@ lists those segments, nearest first; `visible` and `not_shadowed` turn them into
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,17 +218,27 @@ def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
     )
 
 
-_REVISIONS = sa.select(t.revisions, t.branches.c.name.label("branch_name")).join_from(
+# Revisions with the name of their branch, which `revision_info` then needs not look up.
+REVISION_ROWS = sa.select(t.revisions, t.branches.c.name.label("branch_name")).join_from(
     t.revisions, t.branches, t.branches.c.id == t.revisions.c.branch_id
 )
-_REVISION_BY_ID = _REVISIONS.where(
+_REVISION_BY_ID = REVISION_ROWS.where(
     t.revisions.c.domain_id == sa.bindparam("domain_id"), t.revisions.c.id == sa.bindparam("id")
 )
 
 
+def revisions_by_pk(connection: sa.Connection, pks: Iterable[int]) -> dict[int, RevisionInfo]:
+    """Revisions by their row key, in one statement."""
+    wanted = sorted(set(pks))
+    if not wanted:
+        return {}
+    rows = connection.execute(REVISION_ROWS.where(t.revisions.c.pk.in_(wanted))).mappings().all()
+    return {row["pk"]: revision_info(connection, row) for row in rows}
+
+
 def resolve_revision(connection: sa.Connection, domain: DomainInfo, text: str) -> RevisionInfo:
     """A Revision by full id, tag or unique prefix (at least 4 hex digits)."""
-    query = _REVISIONS.where(t.revisions.c.domain_id == domain.id)
+    query = REVISION_ROWS.where(t.revisions.c.domain_id == domain.id)
     row = (
         connection.execute(_REVISION_BY_ID, {"domain_id": domain.id, "id": text}).mappings().first()
     )

@@ -10,12 +10,10 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from lorebase_core.errors import Issue, SchemaInvalid
-from lorebase_core.expressions import ExpressionError
 from lorebase_core.schema.checks import check_schema
 from lorebase_core.schema.document import Schema
 from lorebase_core.schema.model import (
     EDIT_OPS,
-    AttributeDef,
     DomainDef,
     EditDef,
     KindDef,
@@ -202,6 +200,3 @@ class _EditPositions:
             head = _WRITTEN_MEMBERS.get(head, head)
             rest = f"{op}.{head}.{tail}".rstrip(".") if head else op
         return Issue(f"{match.group(1)}.edits.{index}.{rest}", issue.message, issue.code)
-
-
-__all__ = ["AttributeDef", "ExpressionError", "load_schema"]
