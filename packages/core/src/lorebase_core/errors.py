@@ -9,6 +9,11 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     │       ├── SchemaInvalid         422 schema-invalid
     │       ├── ValuesInvalid         422 values-invalid
     │       └── ImportInvalid         422 import-invalid
+    ├── Unauthorized                  401 unauthorized
+    ├── Forbidden                     403 forbidden
+    │   ├── KindForbidden             403 kind-forbidden
+    │   ├── HistoryForbidden          403 history-forbidden
+    │   └── AttributeForbidden        403 attribute-forbidden
     ├── NotFound                      404 not-found
     │   ├── DomainNotFound            404 domain-not-found
     │   ├── BranchNotFound            404 branch-not-found
@@ -16,7 +21,9 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     │   ├── KindNotFound              404 kind-not-found
     │   ├── RelationNotFound          404 relation-not-found
     │   ├── RecordNotFound            404 record-not-found
-    │   └── RevisionNotOnBranch       404 revision-not-on-branch
+    │   ├── RevisionNotOnBranch       404 revision-not-on-branch
+    │   ├── TraitNotFound             404 trait-not-found
+    │   └── AttributeNotFound         404 attribute-not-found
     └── Conflict                      409 conflict
         ├── AlreadyExists             409 already-exists
         ├── StaleHead                 409 stale-head
@@ -124,6 +131,43 @@ class ImportInvalid(InvalidInput):
     title = "Import refused"
 
 
+class Unauthorized(LorebaseError):
+    """No credential, or one Keeper does not accept."""
+
+    status = 401
+    code = "unauthorized"
+    title = "Unauthorized"
+
+
+class Forbidden(LorebaseError):
+    """The caller is known but lacks the permission the request needs."""
+
+    status = 403
+    code = "forbidden"
+    title = "Forbidden"
+
+
+class KindForbidden(Forbidden):
+    """A Kind outside the caller's grant, when keeper.auth.authz.invisible_kinds is off."""
+
+    code = "kind-forbidden"
+    title = "Kind not readable"
+
+
+class HistoryForbidden(Forbidden):
+    """History reads need a grant that is not narrowed to Kinds."""
+
+    code = "history-forbidden"
+    title = "History not readable"
+
+
+class AttributeForbidden(Forbidden):
+    """A filter, order or group on an Attribute whose values the caller may not read."""
+
+    code = "attribute-forbidden"
+    title = "Attribute not readable"
+
+
 class NotFound(LorebaseError):
     status = 404
     code = "not-found"
@@ -163,6 +207,16 @@ class RecordNotFound(NotFound):
 class RevisionNotOnBranch(NotFound):
     code = "revision-not-on-branch"
     title = "Revision not on this branch"
+
+
+class TraitNotFound(NotFound):
+    code = "trait-not-found"
+    title = "Unknown Trait"
+
+
+class AttributeNotFound(NotFound):
+    code = "attribute-not-found"
+    title = "Unknown Attribute"
 
 
 class Conflict(LorebaseError):

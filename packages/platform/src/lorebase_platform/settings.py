@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 from pydantic_settings import (
@@ -57,9 +57,117 @@ class DatabaseSettings(_Section):
         return f"sqlite:///{self.sqlite_path.expanduser()}"
 
 
+class AuthzSettings(_Section):
+    invisible_kinds: bool = Field(
+        default=True,
+        description="A request naming a Kind outside the caller's grant answers like an unknown "
+        "Kind (404); false answers 403 kind-forbidden instead.",
+    )
+    grants_cache_ttl_s: float = Field(
+        default=5.0,
+        ge=0,
+        description="Seconds a process keeps a credential's principal and grants before reading "
+        "them again (a revoked key or withdrawn grant takes effect within it).",
+    )
+
+
+class AuthSettings(_Section):
+    mode: Literal["none", "api_key"] = Field(
+        default="api_key",
+        description="none: every request is a local administrator (the demo only); api_key: "
+        "requests carry an API key (Authorization: Bearer or X-API-Key).",
+    )
+    authz: AuthzSettings = Field(default_factory=AuthzSettings, description="Authorization.")
+
+
+class CacheSettings(_Section):
+    max_entries: int = Field(
+        default=4096, ge=0, description="Answers kept per process, keyed by Revision (0: none)."
+    )
+    max_entry_bytes: int = Field(
+        default=1_048_576, ge=0, description="Larger answers are not kept."
+    )
+
+
 class KeeperSettings(_Section):
     host: str = Field(default="127.0.0.1", description="Address Keeper listens on.")
     port: int = Field(default=8080, ge=0, le=65535, description="Port Keeper listens on.")
+    max_body_bytes: int = Field(
+        default=1_048_576, ge=1024, description="Largest request body accepted (413 past it)."
+    )
+    auth: AuthSettings = Field(default_factory=AuthSettings, description="Authentication.")
+    cache: CacheSettings = Field(
+        default_factory=CacheSettings, description="The answer cache (keyed by Revision)."
+    )
+
+
+class PageSettings(_Section):
+    default_limit: int = Field(default=100, ge=1, description="Items per page when not asked.")
+    max_limit: int = Field(default=1000, ge=1, description="Largest page a request may ask for.")
+
+
+class HistorySettings(_Section):
+    default_limit: int = Field(default=50, ge=1, description="Changes per history page.")
+    max_limit: int = Field(default=500, ge=1, description="Largest history page.")
+    lineage_count_max: int = Field(
+        default=1000, ge=1, description="Changes lineage counts before changes_truncated."
+    )
+
+
+class QuerySettings(PageSettings):
+    max_predicates: int = Field(
+        default=64, ge=1, description="Comparisons and Relation predicates in one where."
+    )
+    max_hops: int = Field(
+        default=4, ge=1, description="Relation predicates nested inside one another."
+    )
+
+
+class TraverseSettings(_Section):
+    max_hops: int = Field(default=4, ge=1, description="Relations in one traversal path.")
+    max_results: int = Field(
+        default=1000, ge=1, description="Records a traversal answers (capped past it)."
+    )
+
+
+class NeighborhoodSettings(_Section):
+    max_depth: int = Field(default=3, ge=0, description="Largest depth of POST /neighborhood.")
+    max_records: int = Field(
+        default=500, ge=1, description="Records of a neighborhood (capped past it)."
+    )
+    max_links: int = Field(
+        default=2000, ge=1, description="Links of a neighborhood (capped past it)."
+    )
+
+
+class ReadSettings(_Section):
+    records: PageSettings = Field(
+        default_factory=PageSettings, description="GET .../records and Links pages."
+    )
+    history: HistorySettings = Field(
+        default_factory=HistorySettings, description="History and lineage reads."
+    )
+    query: QuerySettings = Field(default_factory=QuerySettings, description="POST /query.")
+    traverse: TraverseSettings = Field(
+        default_factory=TraverseSettings, description="POST /traverse."
+    )
+    neighborhood: NeighborhoodSettings = Field(
+        default_factory=NeighborhoodSettings, description="POST /neighborhood."
+    )
+
+
+class StoreTraverseSettings(_Section):
+    max_fanout: int = Field(
+        default=1000,
+        ge=1,
+        description="Links followed from one Record per hop in traversals and neighborhoods.",
+    )
+
+
+class StoreSettings(_Section):
+    traverse: StoreTraverseSettings = Field(
+        default_factory=StoreTraverseSettings, description="Graph walks in the store."
+    )
 
 
 class ImportSettings(_Section):
@@ -109,6 +217,8 @@ class Settings(BaseSettings):
     agents: AgentsSettings = Field(
         default_factory=AgentsSettings, description="Agent-facing reads."
     )
+    read: ReadSettings = Field(default_factory=ReadSettings, description="Limits of reads.")
+    store: StoreSettings = Field(default_factory=StoreSettings, description="The store.")
 
     @classmethod
     def settings_customise_sources(

@@ -1,0 +1,136 @@
+"""`ReadScope`: what one caller may read of one Domain on one branch.
+
+Keeper builds a scope from the caller's grants (`lorebase_keeper.authz`) and every read goes
+through it: a grant narrowed to Kinds makes the other Kinds invisible (left out of the schema,
+neighborhoods, counts and queries, and a request naming one answers like one naming an unknown
+Kind), and values of sensitive Attributes are masked unless the caller holds their clearances.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from lorebase_core.errors import (
+    AttributeForbidden,
+    KindForbidden,
+    KindNotFound,
+    RelationNotFound,
+    TraitNotFound,
+)
+from lorebase_core.schema import Schema
+from lorebase_core.schema.document import RelationEnd
+from lorebase_core.schema.model import KindDef, ValueRules
+
+MASK = "***"
+SENSITIVITY_TAGS = ("pii", "confidential", "restricted")
+
+
+@dataclass(frozen=True)
+class ReadScope:
+    """The readable part of a Domain for one caller.
+
+    Attributes:
+        kinds: the readable Kinds, or None for every Kind.
+        clearances: the sensitivity tags whose values the caller reads unmasked.
+        invisible_kinds: answer Kinds outside `kinds` like unknown ones (404); when False they
+            answer 403 `kind-forbidden`. Either way they are left out of lists and counts.
+    """
+
+    kinds: frozenset[str] | None = None
+    clearances: frozenset[str] = field(default_factory=frozenset)
+    invisible_kinds: bool = True
+
+    @classmethod
+    def everything(cls) -> ReadScope:
+        return cls(None, frozenset(SENSITIVITY_TAGS))
+
+    @property
+    def history(self) -> bool:
+        """Whether history reads (changes, events, history, lineage of the branch) are allowed."""
+        return self.kinds is None
+
+    @property
+    def fingerprint(self) -> str:
+        """A short digest of the scope: answers shaped by it differ when it differs."""
+        text = "|".join(
+            [
+                ",".join(sorted(self.kinds)) if self.kinds is not None else "*",
+                ",".join(sorted(self.clearances)),
+                "1" if self.invisible_kinds else "0",
+            ]
+        )
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    # -- Kinds and Relations -----------------------------------------------------------------
+    def kind_visible(self, name: str) -> bool:
+        return self.kinds is None or name in self.kinds
+
+    def visible_kinds(self, schema: Schema) -> list[str]:
+        """The readable Kinds of the schema, in declared order."""
+        return [name for name in schema.kinds if self.kind_visible(name)]
+
+    def kind(self, schema: Schema, name: str) -> KindDef:
+        """The Kind named in a request; unknown and unreadable Kinds answer alike (404)."""
+        kind = schema.kind(name)
+        if not self.kind_visible(name):
+            if self.invisible_kinds:
+                raise KindNotFound(f"Kind {name!r} does not exist in Domain {schema.domain.name!r}")
+            raise KindForbidden(f"Your grants do not cover Kind {name!r}", kind=name)
+        return kind
+
+    def relation_visible(self, schema: Schema, name: str) -> bool:
+        relation = schema.relations.get(name)
+        return relation is not None and (
+            self.kind_visible(relation.from_kind) and self.kind_visible(relation.to_kind)
+        )
+
+    def relation_end(self, schema: Schema, name: str) -> RelationEnd:
+        """A Relation by its forward or inverse name; one touching an unreadable Kind is unknown."""
+        end = schema.relation_end(name)
+        if not self.relation_visible(schema, end.name):
+            if self.invisible_kinds:
+                raise RelationNotFound(
+                    f"Relation {name!r} does not exist in Domain {schema.domain.name!r}"
+                )
+            raise KindForbidden(f"Your grants do not cover both ends of Relation {name!r}")
+        return end
+
+    def visible_relations(self, schema: Schema) -> list[str]:
+        return [name for name in schema.relations if self.relation_visible(schema, name)]
+
+    def traits(self, schema: Schema, name: str) -> list[str]:
+        """The readable Kinds implementing a Trait (unknown Trait: 404 like an unknown Kind)."""
+        if name not in schema.traits:
+            raise TraitNotFound(f"Trait {name!r} does not exist in Domain {schema.domain.name!r}")
+        return [kind for kind in schema.kinds_implementing(name) if self.kind_visible(kind)]
+
+    # -- values ------------------------------------------------------------------------------
+    def value_readable(self, rules: ValueRules) -> bool:
+        """Whether the caller reads this Attribute's values unmasked."""
+        return all(tag in self.clearances for tag in rules.sensitivity)
+
+    def require_value_readable(self, kind_name: str, attribute: str, rules: ValueRules) -> None:
+        if not self.value_readable(rules):
+            raise AttributeForbidden(
+                f"Values of {kind_name}.{attribute} are {', '.join(rules.sensitivity)}; "
+                "your grants do not include that clearance",
+                kind=kind_name,
+                attribute=attribute,
+            )
+
+    def mask(
+        self, attributes: Mapping[str, ValueRules], values: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """The values with those of Attributes the caller may not read replaced by `***`."""
+        masked = dict(values)
+        for name in values:
+            rules = attributes.get(name)
+            if rules is not None and not self.value_readable(rules):
+                masked[name] = MASK
+        return masked
+
+    def masked_names(self, attributes: Mapping[str, ValueRules]) -> Iterable[str]:
+        return (name for name, rules in attributes.items() if not self.value_readable(rules))
