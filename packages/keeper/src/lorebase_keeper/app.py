@@ -7,8 +7,12 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from lorebase_keeper.answers import AnswerCache
+from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.errors import install_error_handlers
-from lorebase_keeper.routes import health, unfinished
+from lorebase_keeper.limits import BodyLimit
+from lorebase_keeper.reading import Keeper
+from lorebase_keeper.routes import health, history, principals, records, revisions, unfinished
 from lorebase_platform.settings import Settings
 from lorebase_store.store import Store
 
@@ -33,7 +37,14 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = store if store is not None else Store.from_settings(settings.database)
+    app.state.keeper = Keeper(
+        settings,
+        app.state.store,
+        Authenticator(settings, app.state.store),
+        AnswerCache(settings.keeper.cache),
+    )
     install_error_handlers(app)
-    app.include_router(health.router)
-    app.include_router(unfinished.router)
+    app.add_middleware(BodyLimit, max_body_bytes=settings.keeper.max_body_bytes)
+    for module in (health, principals, records, history, revisions, unfinished):
+        app.include_router(module.router)
     return app

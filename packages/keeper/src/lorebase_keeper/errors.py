@@ -24,7 +24,10 @@ class NotImplementedYet(LorebaseError):
 
 
 def _response(document: dict[str, object], status: int) -> JSONResponse:
-    return JSONResponse(document, status_code=status, media_type=PROBLEM_CONTENT_TYPE)
+    headers = {"WWW-Authenticate": 'Bearer realm="lorebase"'} if status == 401 else None
+    return JSONResponse(
+        document, status_code=status, media_type=PROBLEM_CONTENT_TYPE, headers=headers
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -106,7 +106,7 @@ class PageSettings(_Section):
     max_limit: int = Field(default=1000, ge=1, description="Largest page a request may ask for.")
 
 
-class HistorySettings(_Section):
+class HistorySettings(PageSettings):
     default_limit: int = Field(default=50, ge=1, description="Changes per history page.")
     max_limit: int = Field(default=500, ge=1, description="Largest history page.")
     lineage_count_max: int = Field(
@@ -189,9 +189,18 @@ class FeedSettings(_Section):
     )
 
 
+class ExplainSettings(_Section):
+    max_links: int = Field(
+        default=50, ge=0, description="Links an explanation lists per Relation (links_truncated)."
+    )
+
+
 class AgentsSettings(_Section):
     feed: FeedSettings = Field(
         default_factory=FeedSettings, description="The change feed and its events."
+    )
+    explain: ExplainSettings = Field(
+        default_factory=ExplainSettings, description="GET .../explain."
     )
 
 

@@ -41,6 +41,7 @@ from lorebase_store.reads import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.row_writes import RowWrites
 from lorebase_store.schemas import save_schema, schema_by_digest
+from lorebase_store.statistics import StatisticsDelta, apply_delta
 from lorebase_store.views import Segment, load_branch, load_domain_and_branch, segments
 
 Duplicates = Literal["merge", "refuse"]
@@ -127,6 +128,7 @@ class _Commit:
         self.count = 0
         self.unique_touched: dict[tuple[str, str], set[str]] = {}
         self.planner = _PlannerStatistics(connection)
+        self.statistics = StatisticsDelta()
 
     # -- the steps ---------------------------------------------------------------------------
     def run(self, changes: Iterable[Change]) -> CommitResult:
@@ -144,6 +146,7 @@ class _Commit:
                 created_at=request.created_at,
             )
         domain, branch = load_domain_and_branch(connection, request.domain, request.branch)
+        self.on_default_branch = branch.name == domain.default_branch
         if not is_sqlite(connection):  # SQLite's write lock is already held: BEGIN IMMEDIATE
             connection.execute(_LOCK_DOMAIN, {"id": domain.id})
             connection.execute(_LOCK_BRANCH, {"id": branch.id})
@@ -247,6 +250,14 @@ class _Commit:
         self.connection.execute(
             _MOVE_HEAD, {"id_": self.branch.id, "head_seq": self.seq, "head_revision": revision_id}
         )
+        if self.on_default_branch:
+            apply_delta(
+                self.connection,
+                domain_id,
+                parent.id if parent else None,
+                revision_id,
+                self.statistics,
+            )
         payload = {
             "type": "revision.committed",
             "domain": request.domain,
@@ -348,6 +359,12 @@ class _Commit:
             if written is None:
                 continue
             writes.put((key,), before, written.row(kind_name, key))
+            if self.on_default_branch:
+                self.statistics.record_changed(
+                    kind_name,
+                    before.values if before is not None and not before.deleted else None,
+                    None if written.deleted else written.values,
+                )
             current[key] = Current(
                 -1, True, self.seq, written.deleted, written.values, written.provenance
             )

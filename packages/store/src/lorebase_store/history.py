@@ -16,7 +16,13 @@ import sqlalchemy as sa
 from lorebase_core.errors import BadCursor, RecordNotFound
 from lorebase_store import tables as t
 from lorebase_store.provenance import expand
-from lorebase_store.results import HistoryEntry, HistoryPage, Lineage, Provenance
+from lorebase_store.results import (
+    HistoryEntry,
+    HistoryPage,
+    Lineage,
+    Provenance,
+    RevisionInfo,
+)
 from lorebase_store.views import View, revisions_by_pk
 
 
@@ -116,7 +122,39 @@ def lineage(
     connection: sa.Connection, view: View, kind: str, key: str, *, count_max: int
 ) -> Lineage:
     """Where each current value of a Record came from (the materialized provenance)."""
+    return _lineage(connection, view, kind, key, _versions(connection, view, kind, key), count_max)
+
+
+def created_in(versions: list[dict[str, Any]]) -> int | None:
+    """The row key of the Revision that created the live Record (its latest creation)."""
+    if not versions or versions[0]["deleted"]:
+        return None
+    for index, row in enumerate(versions):
+        older = versions[index + 1] if index + 1 < len(versions) else None
+        if older is None or older["deleted"]:
+            return int(row["revision_pk"])
+    return None  # pragma: no cover - the loop always finds the oldest live version
+
+
+def explain(
+    connection: sa.Connection, view: View, kind: str, key: str, *, count_max: int
+) -> tuple[RevisionInfo, Lineage]:
+    """The Revision that created a Record and the lineage of its values, from one read."""
     versions = _versions(connection, view, kind, key)
+    found = _lineage(connection, view, kind, key, versions, count_max)
+    created = created_in(versions)
+    assert created is not None  # _lineage refused a missing or deleted Record
+    return revisions_by_pk(connection, [created])[created], found
+
+
+def _lineage(
+    connection: sa.Connection,
+    view: View,
+    kind: str,
+    key: str,
+    versions: list[dict[str, Any]],
+    count_max: int,
+) -> Lineage:
     if not versions or versions[0]["deleted"]:
         raise RecordNotFound(f"{kind}/{key} does not exist on branch {view.branch.name!r}")
     provenance = expand(versions[0]["provenance_json"], versions[0]["values_json"])

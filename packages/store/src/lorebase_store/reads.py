@@ -94,8 +94,12 @@ def links_of(
     from_key: str | None = None,
     to_key: str | None = None,
     limit: int = 1000,
+    after: str | None = None,
 ) -> list[LinkVersion]:
-    """Live Links of a Relation from (or to) one Record, ordered by the other end's key."""
+    """Live Links of a Relation from (or to) one Record, ordered by the other end's key.
+
+    `after` pages on: the other end's key (from a Record), or the from key (to a Record).
+    """
 
     def where(table: sa.Table) -> sa.ColumnElement[bool]:
         condition = table.c.relation == relation
@@ -106,12 +110,15 @@ def links_of(
         return condition
 
     rows_q = visible_rows(t.links, view.segments, LINK_IDENTITY, where)
+    other = rows_q.c.to_key if from_key is not None else rows_q.c.from_key
     query = (
         sa.select(rows_q)
         .where(rows_q.c.deleted.is_(False))
-        .order_by(rows_q.c.from_key, rows_q.c.to_key)
+        .order_by(other, rows_q.c.from_key, rows_q.c.to_key)
         .limit(limit)
     )
+    if after is not None:
+        query = query.where(other > after)
     rows = connection.execute(query).mappings().all()
     revisions = revisions_by_pk(connection, [row["revision_pk"] for row in rows])
     return [
@@ -146,3 +153,26 @@ def duplicate_values(
         if row.value in values:
             by_value.setdefault(row.value, []).append(row.record_key)
     return [(found, sorted(keys)) for found, keys in sorted(by_value.items()) if len(keys) > 1]
+
+
+def count_links(
+    connection: sa.Connection,
+    view: View,
+    relation: str,
+    *,
+    from_key: str | None = None,
+    to_key: str | None = None,
+) -> int:
+    """How many live Links of a Relation start (or end) at one Record."""
+
+    def where(table: sa.Table) -> sa.ColumnElement[bool]:
+        if from_key is not None:
+            return sa.and_(table.c.relation == relation, table.c.from_key == from_key)
+        return sa.and_(table.c.relation == relation, table.c.to_key == to_key)
+
+    rows_q = visible_rows(t.links, view.segments, LINK_IDENTITY, where)
+    return int(
+        connection.execute(
+            sa.select(sa.func.count()).select_from(rows_q).where(rows_q.c.deleted.is_(False))
+        ).scalar_one()
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -13,6 +14,7 @@ from lorebase_core.errors import AlreadyExists
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_platform.settings import DatabaseSettings
+from lorebase_store import access as access_rows
 from lorebase_store import tables as t
 from lorebase_store.commits import CommitRequest, commit
 from lorebase_store.diff import diff
@@ -25,6 +27,7 @@ from lorebase_store.engine import (
 )
 from lorebase_store.history import history, lineage
 from lorebase_store.migrate import upgrade
+from lorebase_store.reader import Reader, open_reader
 from lorebase_store.reads import (
     LINK_IDENTITY,
     RECORD_IDENTITY,
@@ -46,6 +49,7 @@ from lorebase_store.results import (
     RevisionInfo,
 )
 from lorebase_store.schemas import schema_by_digest
+from lorebase_store.statistics import Statistics, recount
 from lorebase_store.views import (
     REVISION_ROWS,
     View,
@@ -299,6 +303,12 @@ class Store:
             return found
 
     # -- reads -------------------------------------------------------------------------------
+    def reader(
+        self, domain: str, *, branch: str | None = None, at: str | None = None
+    ) -> AbstractContextManager[Reader]:
+        """One read transaction at the head of `branch` (or at Revision `at` of it)."""
+        return open_reader(self.engine, domain, branch, at)
+
     def view(self, domain: str, *, branch: str | None = None, at: str | None = None) -> View:
         with read_transaction(self.engine) as connection:
             return make_view(connection, domain, branch, at)
@@ -419,3 +429,71 @@ class Store:
                 .limit(limit)
             )
             return [{"sequence": row.sequence, **dict(row.payload)} for row in rows]
+
+    # -- statistics --------------------------------------------------------------------------
+    def recount_statistics(self, domain: str) -> Statistics:
+        """Count the statistics of the default branch head again (Scribe does it periodically)."""
+        with write_transaction(self.engine) as connection:
+            view = make_view(connection, domain)
+            schema = Reader(connection, view).schema
+            attributes = {name: list(kind.attributes) for name, kind in schema.kinds.items()}
+            return recount(connection, view, attributes)
+
+    # -- principals, keys and grants (docs/auth.md) -----------------------------------------
+    def ensure_principal(
+        self,
+        principal_id: str,
+        *,
+        principal_type: access_rows.PrincipalType = "user",
+        display_name: str = "",
+    ) -> access_rows.PrincipalInfo:
+        with write_transaction(self.engine) as connection:
+            return access_rows.ensure_principal(
+                connection, principal_id, principal_type=principal_type, display_name=display_name
+            )
+
+    def create_key(self, principal_id: str, *, description: str = "") -> access_rows.NewKey:
+        with write_transaction(self.engine) as connection:
+            return access_rows.create_key(connection, principal_id, description=description)
+
+    def keys(self, principal_id: str | None = None) -> list[access_rows.KeyInfo]:
+        with read_transaction(self.engine) as connection:
+            return access_rows.list_keys(connection, principal_id)
+
+    def revoke_key(self, key_id: str) -> access_rows.KeyInfo:
+        with write_transaction(self.engine) as connection:
+            return access_rows.revoke_key(connection, key_id)
+
+    def key_principal(self, presented: str) -> access_rows.PrincipalInfo | None:
+        """The principal of a live API key (None: malformed, unknown or revoked)."""
+        with read_transaction(self.engine) as connection:
+            return access_rows.key_principal(connection, presented)
+
+    def add_grant(
+        self,
+        principal_id: str,
+        *,
+        domain: str,
+        role: str,
+        branch: str = "*",
+        kinds: list[str] | None = None,
+        clearances: list[str] | None = None,
+    ) -> access_rows.GrantInfo:
+        with write_transaction(self.engine) as connection:
+            return access_rows.add_grant(
+                connection,
+                principal_id,
+                domain=domain,
+                role=role,
+                branch=branch,
+                kinds=kinds,
+                clearances=clearances,
+            )
+
+    def grants(self, principal_id: str | None = None) -> list[access_rows.GrantInfo]:
+        with read_transaction(self.engine) as connection:
+            return access_rows.grants_of(connection, principal_id)
+
+    def revoke_grant(self, grant_id: int) -> None:
+        with write_transaction(self.engine) as connection:
+            access_rows.revoke_grant(connection, grant_id)

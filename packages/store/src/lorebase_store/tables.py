@@ -160,3 +160,51 @@ events = sa.Table(
     sa.Index("ix_events_domain", "domain_id", "sequence"),
     sa.Index("ix_events_branch", "branch_id", "sequence"),
 )
+
+# -- who may do what (docs/auth.md) ------------------------------------------------------------
+
+principals = sa.Table(
+    "principals",
+    metadata,
+    sa.Column("id", sa.String(255), primary_key=True),
+    sa.Column("type", sa.String(16), nullable=False),
+    sa.Column("display_name", sa.String(255), nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+)
+
+api_keys = sa.Table(
+    "api_keys",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("principal_id", sa.String(255), sa.ForeignKey("principals.id"), nullable=False),
+    sa.Column("secret_digest", sa.String(64), nullable=False),
+    sa.Column("description", sa.Text, nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("revoked_at", sa.String(32), nullable=True),
+    sa.Index("ix_api_keys_principal", "principal_id"),
+)
+
+grants = sa.Table(
+    "grants",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("principal_id", sa.String(255), sa.ForeignKey("principals.id"), nullable=False),
+    sa.Column("domain", sa.String(63), nullable=False),
+    sa.Column("branch", sa.String(255), nullable=False),
+    sa.Column("role", sa.String(32), nullable=False),
+    sa.Column("kinds", Json, nullable=True),
+    sa.Column("clearances", Json, nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Index("ix_grants_principal", "principal_id"),
+)
+
+# -- statistics of the default branch head (coverage blocks) -----------------------------------
+
+statistics = sa.Table(
+    "statistics",
+    metadata,
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), primary_key=True),
+    sa.Column("as_of", sa.String(64), nullable=True),
+    sa.Column("kinds", Json, nullable=False),
+    sa.Column("counted_at", sa.String(32), nullable=False),
+)

@@ -1,4 +1,7 @@
-"""What the REST API does not serve yet answers 501 with a problem document naming it."""
+"""Routes of agents.md that are planned and not built yet answer 501, naming the missing piece.
+
+Everything else that no route serves is an honest 404.
+"""
 
 from __future__ import annotations
 
@@ -8,15 +11,34 @@ from lorebase_keeper.errors import NotImplementedYet
 
 router = APIRouter(tags=["unfinished"])
 
+PLANNED: dict[str, tuple[str, ...]] = {
+    "agent-reads": ("context", "search", "resolve", "health", "kinds/{kind}/health"),
+    "writes": (
+        "operations/{rest:path}",
+        "proposals",
+        "proposals/{rest:path}",
+        "branches/{branch}/merge",
+    ),
+    "change-feed": ("branches/{branch}/events", "branches/{branch}/changes", "webhooks"),
+}
 
-@router.api_route(
-    "/api/v1/{rest:path}",
-    methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
-    include_in_schema=False,
-)
-def unfinished(rest: str) -> None:
-    raise NotImplementedYet(
-        f"/api/v1/{rest} is not served yet: the REST read API (domains, schema, records, queries) "
-        "is the next piece of Keeper to be built",
-        missing="keeper-read-api",
+
+def _route(missing: str, path: str) -> None:
+    full = f"/api/v1/domains/{{domain}}/{path}"
+
+    def unfinished() -> None:
+        raise NotImplementedYet(
+            f"{full} is part of the API and not served yet ({missing})", missing=missing
+        )
+
+    router.add_api_route(
+        full,
+        unfinished,
+        methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
+        include_in_schema=False,
     )
+
+
+for _missing, _paths in PLANNED.items():
+    for _path in _paths:
+        _route(_missing, _path)

@@ -1,0 +1,120 @@
+"""Roles, permissions and the scope of a caller's reads (docs/auth.md).
+
+A grant gives a principal one role on the branches of a Domain whose names match a glob
+(`main`, `agent/*`, `*`), maybe narrowed to Kinds, maybe with clearances for sensitive values.
+The permissions of a request are the union of the roles of the grants that match its Domain and
+branch; a read scope is narrowed to Kinds only when every matching grant is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from lorebase_core.access import SENSITIVITY_TAGS, ReadScope
+from lorebase_core.errors import Forbidden
+from lorebase_store.access import GrantInfo
+
+ROLES: dict[str, frozenset[str]] = {
+    "viewer": frozenset({"data.read"}),
+    "editor": frozenset({"data.read", "operation.execute", "branch.create", "proposal.create"}),
+    "reviewer": frozenset({"data.read", "proposal.review", "proposal.merge"}),
+    "admin": frozenset(
+        {
+            "data.read",
+            "operation.execute",
+            "operation.execute_custom",
+            "branch.create",
+            "proposal.create",
+            "proposal.review",
+            "proposal.merge",
+            "domain.settings",
+            *(f"{tag}.read" for tag in SENSITIVITY_TAGS),
+        }
+    ),
+}
+"""What each role allows. `admin` also reads every sensitive value."""
+
+LOCAL_ADMIN = "local-admin"
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who is calling, with the grants that were read for the credential."""
+
+    id: str
+    type: str
+    grants: tuple[GrantInfo, ...]
+    authenticated_by: str
+
+    def matching(self, domain: str, branch: str | None) -> list[GrantInfo]:
+        """The grants covering a Domain (and a branch: None matches every grant of the Domain)."""
+        return [
+            grant
+            for grant in self.grants
+            if fnmatchcase(domain, grant.domain)
+            and (branch is None or fnmatchcase(branch, grant.branch))
+        ]
+
+    def permissions(self, domain: str, branch: str | None) -> frozenset[str]:
+        found: set[str] = set()
+        for grant in self.matching(domain, branch):
+            found |= ROLES.get(grant.role, frozenset())
+            found |= {f"{tag}.read" for tag in grant.clearances}
+        return frozenset(found)
+
+    def require(self, permission: str, domain: str, branch: str | None) -> None:
+        if permission not in self.permissions(domain, branch):
+            where = f"Domain {domain!r}" + (f", branch {branch!r}" if branch else "")
+            raise Forbidden(
+                f"{self.id!r} lacks {permission} on {where}; ask an administrator for a grant",
+                permission=permission,
+            )
+
+    def read_scope(self, domain: str, branch: str, *, invisible_kinds: bool) -> ReadScope:
+        """What the principal reads on a branch; 403 without data.read there."""
+        self.require("data.read", domain, branch)
+        reading = [
+            grant
+            for grant in self.matching(domain, branch)
+            if "data.read" in ROLES.get(grant.role, frozenset())
+        ]
+        kinds: set[str] | None = set()
+        for grant in reading:
+            if grant.kinds is None:
+                kinds = None
+                break
+            assert kinds is not None
+            kinds.update(grant.kinds)
+        permissions = self.permissions(domain, branch)
+        clearances = frozenset(tag for tag in SENSITIVITY_TAGS if f"{tag}.read" in permissions)
+        return ReadScope(
+            frozenset(kinds) if kinds is not None else None, clearances, invisible_kinds
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "principal": self.id,
+            "type": self.type,
+            "authenticated_by": self.authenticated_by,
+            "grants": [
+                {
+                    "domain": grant.domain,
+                    "branch": grant.branch,
+                    "role": grant.role,
+                    "kinds": list(grant.kinds) if grant.kinds is not None else None,
+                    "clearances": list(grant.clearances),
+                    "permissions": sorted(
+                        ROLES.get(grant.role, frozenset())
+                        | {f"{tag}.read" for tag in grant.clearances}
+                    ),
+                }
+                for grant in self.grants
+            ],
+        }
+
+
+def local_admin() -> Principal:
+    """The principal of auth mode `none`: an administrator of everything (the demo only)."""
+    grant = GrantInfo(0, LOCAL_ADMIN, "*", "*", "admin", None, (), "")
+    return Principal(LOCAL_ADMIN, "user", (grant,), "none")

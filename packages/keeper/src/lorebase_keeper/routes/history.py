@@ -1,0 +1,115 @@
+"""Why a Record is what it is: history, lineage and explain (agents.md section 3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+
+from lorebase_keeper.answers import stamped
+from lorebase_keeper.explanation import explain_json, explain_markdown
+from lorebase_keeper.reading import domain_read, page_limit
+from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
+
+router = APIRouter(prefix="/api/v1/domains/{domain}/kinds/{kind}/records/{key}", tags=["history"])
+
+
+@router.get("/history", summary="Every change of one Record on the branch, newest first")
+def record_history(
+    request: Request,
+    domain: str,
+    kind: str,
+    key: str,
+    branch: BRANCH = None,
+    at: AT = None,
+    values: bool = Query(False, description="Add the values before and after each change."),
+    limit: LIMIT = None,
+    cursor: CURSOR = None,
+) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        kind_def = read.scope.kind(read.reader.schema, kind)
+        read.require_history()
+        size = page_limit(limit, read.keeper.settings.read.history)
+
+        def compute(_etag: str) -> dict[str, Any]:
+            page = read.reader.history(kind, key, limit=size, cursor=cursor, with_values=values)
+            changes = []
+            for entry in page.entries:
+                document = entry.to_json(with_values=values)
+                if values:
+                    for side in ("before", "after"):
+                        if document[side] is not None:
+                            document[side] = read.scope.mask(kind_def.attributes, document[side])
+                changes.append(document)
+            return {
+                **read.stamp(),
+                "ref": f"{kind}/{key}",
+                "changes": changes,
+                "next_cursor": page.next_cursor,
+            }
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+        )
+
+
+@router.get("/lineage", summary="Where each current value of a Record came from")
+def record_lineage(
+    request: Request, domain: str, kind: str, key: str, branch: BRANCH = None, at: AT = None
+) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        read.scope.kind(read.reader.schema, kind)
+
+        def compute(_etag: str) -> dict[str, Any]:
+            found = read.reader.lineage(
+                kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
+            )
+            return {
+                **read.stamp(),
+                "ref": f"{kind}/{key}",
+                "attributes": {
+                    name: provenance.to_json() for name, provenance in found.attributes.items()
+                },
+                "changes": found.changes,
+                "changes_truncated": found.changes_truncated,
+            }
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+        )
+
+
+@router.get("/explain", summary="Why a Record exists and why its values are what they are")
+def explain(
+    request: Request,
+    domain: str,
+    kind: str,
+    key: str,
+    branch: BRANCH = None,
+    at: AT = None,
+    format: FORMAT = "json",
+) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        read.scope.kind(read.reader.schema, kind)
+        markdown = format == "markdown"
+
+        def compute(_etag: str) -> Any:
+            document = explain_json(read, kind, key)
+            return explain_markdown(document) if markdown else document
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+            markdown=markdown,
+        )

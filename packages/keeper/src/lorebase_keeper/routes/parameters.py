@@ -1,0 +1,22 @@
+"""Query parameters many routes share, declared once so the OpenAPI document says the same."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Query
+
+BRANCH = Annotated[
+    str | None, Query(description="The branch to read (default: the Domain's default branch).")
+]
+AT = Annotated[
+    str | None,
+    Query(description="Read as of this Revision: a full id, a unique prefix of one, or a tag."),
+]
+LIMIT = Annotated[
+    int | None, Query(description="Items per page (default and maximum in read settings).")
+]
+CURSOR = Annotated[str | None, Query(description="next_cursor of the previous page.")]
+FORMAT = Annotated[
+    str, Query(pattern="^(json|markdown)$", description="json, or markdown for a prompt.")
+]

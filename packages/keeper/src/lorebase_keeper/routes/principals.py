@@ -1,0 +1,28 @@
+"""Who is calling, and which Domains they may read: GET /auth/whoami, GET /domains."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from lorebase_keeper.answers import plain
+from lorebase_keeper.reading import keeper_of
+
+router = APIRouter(prefix="/api/v1", tags=["auth"])
+
+
+@router.get("/auth/whoami", summary="The caller: principal, type and grants")
+def whoami(request: Request) -> Response:
+    principal = keeper_of(request).authenticator.principal(request)
+    return plain(principal.to_json())
+
+
+@router.get("/domains", summary="The Domains the caller may read")
+def list_domains(request: Request) -> Response:
+    keeper = keeper_of(request)
+    principal = keeper.authenticator.principal(request)
+    domains = [
+        {"name": info.name, "default_branch": info.default_branch, "created_at": info.created_at}
+        for info in keeper.store.domains()
+        if principal.matching(info.name, None)
+    ]
+    return plain({"domains": domains})

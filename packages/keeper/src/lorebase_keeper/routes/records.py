@@ -1,0 +1,181 @@
+"""The schema, Records and their Links: GET /schema, /kinds/{kind}/records[/{key}[/links/{rel}]]."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+
+from lorebase_core.errors import RecordNotFound, RelationNotFound
+from lorebase_keeper.answers import stamped
+from lorebase_keeper.paging import decode_cursor, encode_cursor
+from lorebase_keeper.reading import Read, domain_read, page_limit
+from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, LIMIT
+from lorebase_keeper.shapes import link_json, record_json, schema_json
+
+router = APIRouter(prefix="/api/v1/domains/{domain}", tags=["records"])
+
+
+@router.get("/schema", summary="The schema the caller may read")
+def get_schema(request: Request, domain: str, branch: BRANCH = None, at: AT = None) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=lambda _etag: {**read.stamp(), **schema_json(read.reader.schema, read.scope)},
+        )
+
+
+@router.get("/kinds/{kind}/records", summary="The Records of a Kind, in key order, paged")
+def list_records(
+    request: Request,
+    domain: str,
+    kind: str,
+    branch: BRANCH = None,
+    at: AT = None,
+    limit: LIMIT = None,
+    cursor: CURSOR = None,
+) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        kind_def = read.scope.kind(read.reader.schema, kind)
+        size = page_limit(limit, read.keeper.settings.read.records)
+        after = decode_cursor(f"records:{kind}", cursor)
+
+        def compute(_etag: str) -> dict[str, Any]:
+            found = read.reader.records(kind, limit=size + 1, after_key=after)
+            page = found[:size]
+            return {
+                **read.stamp(),
+                "kind": kind,
+                "records": [record_json(kind, kind_def, record, read.scope) for record in page],
+                "next_cursor": encode_cursor(f"records:{kind}", page[-1].key)
+                if len(found) > size
+                else None,
+            }
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+        )
+
+
+@router.get("/kinds/{kind}/records/{key}", summary="One Record, with Link counts and lineage")
+def get_record(
+    request: Request,
+    domain: str,
+    kind: str,
+    key: str,
+    branch: BRANCH = None,
+    at: AT = None,
+    links: bool = Query(False, description="Add the number of Links per Relation."),
+    lineage: bool = Query(False, description="Add where each value came from."),
+) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        kind_def = read.scope.kind(read.reader.schema, kind)
+
+        def compute(_etag: str) -> dict[str, Any]:
+            record = read.reader.get_record(kind, key)
+            if record is None:
+                raise RecordNotFound(f"{kind}/{key} does not exist on branch {read.branch!r}")
+            answer = {**read.stamp(), **record_json(kind, kind_def, record, read.scope)}
+            if links:
+                answer["links"] = _link_counts(read, kind, key)
+            if lineage:
+                found = read.reader.lineage(
+                    kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
+                )
+                answer["lineage"] = {
+                    name: provenance.to_json() for name, provenance in found.attributes.items()
+                }
+            return answer
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+        )
+
+
+def _link_counts(read: Read, kind: str, key: str) -> dict[str, int]:
+    """Live Links of the Record per Relation name it can be read by (forward or inverse)."""
+    schema = read.reader.schema
+    counts: dict[str, int] = {}
+    for name in read.scope.visible_relations(schema):
+        relation = schema.relations[name]
+        if relation.from_kind == kind:
+            counts[name] = read.reader.count_links(name, from_key=key)
+        if relation.to_kind == kind:
+            counts[relation.inverse or f"{name}~inverse"] = read.reader.count_links(
+                name, to_key=key
+            )
+    return dict(sorted(counts.items()))
+
+
+@router.get(
+    "/kinds/{kind}/records/{key}/links/{relation}",
+    summary="The Links of a Record along a Relation (forward or inverse name)",
+)
+def record_links(
+    request: Request,
+    domain: str,
+    kind: str,
+    key: str,
+    relation: str,
+    branch: BRANCH = None,
+    at: AT = None,
+    limit: LIMIT = None,
+    cursor: CURSOR = None,
+) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        schema = read.reader.schema
+        read.scope.kind(schema, kind)
+        end = read.scope.relation_end(schema, relation)
+        if end.source_kind != kind:
+            raise RelationNotFound(
+                f"Relation {relation!r} does not start at Kind {kind!r} "
+                f"(it goes from {end.source_kind} to {end.target_kind})"
+            )
+        size = page_limit(limit, read.keeper.settings.read.records)
+        list_name = f"links:{kind}/{key}/{relation}"
+        after = decode_cursor(list_name, cursor)
+
+        def compute(_etag: str) -> dict[str, Any]:
+            if read.reader.get_record(kind, key) is None:
+                raise RecordNotFound(f"{kind}/{key} does not exist on branch {read.branch!r}")
+            forward = end.direction == "forward"
+            found = read.reader.links(
+                end.name,
+                from_key=key if forward else None,
+                to_key=None if forward else key,
+                limit=size + 1,
+                after=after,
+            )
+            page = found[:size]
+            more = len(found) > size
+            last = (page[-1].to_key if forward else page[-1].from_key) if more else ""
+            return {
+                **read.stamp(),
+                "ref": f"{kind}/{key}",
+                "relation": relation,
+                "direction": end.direction,
+                "target_kind": end.target_kind,
+                "links": [
+                    link_json(end.relation, link, read.scope, name=end.name) for link in page
+                ],
+                "next_cursor": encode_cursor(list_name, last) if more else None,
+            }
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+        )

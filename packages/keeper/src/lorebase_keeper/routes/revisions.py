@@ -1,0 +1,148 @@
+"""Revisions, branches and tags: GET /diff, /branches, /tags; POST /branches."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from lorebase_core.access import ReadScope
+from lorebase_core.errors import RevisionNotFound
+from lorebase_core.schema import Schema
+from lorebase_keeper.answers import plain, stamped
+from lorebase_keeper.reading import domain_read, keeper_of
+from lorebase_store.results import DiffEntry
+
+router = APIRouter(prefix="/api/v1/domains/{domain}", tags=["revisions"])
+
+
+def _visible_entry(
+    entry: DiffEntry, schema: Schema, scope: ReadScope, *, link: bool
+) -> dict[str, Any] | None:
+    """A diff entry the caller may see, values masked; None for an invisible Kind or Relation."""
+    if link:
+        relation_name = entry.ref.split(":", 1)[0]
+        if not scope.relation_visible(schema, relation_name):
+            return None
+        attributes = schema.relations[relation_name].attributes
+    else:
+        kind_name = entry.ref.split("/", 1)[0]
+        if kind_name not in schema.kinds or not scope.kind_visible(kind_name):
+            return None
+        attributes = schema.kinds[kind_name].attributes
+    document = entry.to_json()
+    for side in ("before", "after"):
+        if document[side] is not None:
+            document[side] = scope.mask(attributes, document[side])
+    return document
+
+
+@router.get("/diff", summary="What changed between two Revisions")
+def get_diff(
+    request: Request,
+    domain: str,
+    from_: str = Query(alias="from", description="Revision id, unique prefix or tag."),
+    to: str = Query(description="Revision id, unique prefix or tag."),
+) -> Response:
+    keeper = keeper_of(request)
+    with domain_read(request, domain) as read:
+        schema, scope = read.reader.schema, read.scope
+        target = read.reader.revision_info(to)
+
+    def compute(_etag: str) -> dict[str, Any]:
+        found = keeper.store.diff(domain, from_, to)
+        records = [_visible_entry(entry, schema, scope, link=False) for entry in found.records]
+        links = [_visible_entry(entry, schema, scope, link=True) for entry in found.links]
+        return {
+            "domain": domain,
+            "revision": found.to_revision,
+            "from": found.from_revision,
+            "to": found.to_revision,
+            "records": [entry for entry in records if entry is not None],
+            "links": [entry for entry in links if entry is not None],
+        }
+
+    return stamped(request, keeper.cache, revision=target.id, scope=scope, compute=compute)
+
+
+@router.get("/branches", summary="The branches of a Domain")
+def list_branches(request: Request, domain: str) -> Response:
+    keeper = keeper_of(request)
+    principal = keeper.authenticator.principal(request)
+    branches = [
+        branch.to_json()
+        for branch in keeper.store.branches(domain)
+        if "data.read" in principal.permissions(domain, branch.name)
+    ]
+    return plain({"domain": domain, "branches": branches})
+
+
+@router.get("/branches/{branch:path}", summary="One branch and its head")
+def get_branch(request: Request, domain: str, branch: str) -> Response:
+    with domain_read(request, domain, branch=branch) as read:
+        return plain(
+            {"domain": domain, **read.reader.view.branch.to_json()}, revision=read.reader.revision
+        )
+
+
+class BranchRequest(BaseModel):
+    """A new branch, cut from a branch at its head or at one of its Revisions."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    name: str = Field(description="Name of the new branch (letters, digits and . _ / -).")
+    from_branch: str | None = Field(
+        default=None, alias="from", description="Branch to start from (default: the default one)."
+    )
+    at: str | None = Field(
+        default=None, description="Start at this Revision of it (default: head)."
+    )
+    mode: Literal["overlay", "copy"] = Field(
+        default="overlay",
+        description="overlay stores only the rows the branch changes; copy stores full rows.",
+    )
+
+
+@router.post("/branches", status_code=201, summary="Create a branch at a Revision")
+def create_branch(request: Request, domain: str, body: BranchRequest) -> Response:
+    keeper = keeper_of(request)
+    principal = keeper.authenticator.principal(request)
+    with domain_read(request, domain, branch=body.from_branch, at=body.at) as read:
+        source = read.branch
+    principal.require("branch.create", domain, body.name)
+    created = keeper.store.create_branch(
+        domain,
+        body.name,
+        from_branch=source,
+        at=body.at,
+        mode=body.mode,
+        created_by=principal.id,
+    )
+    return plain(
+        {"domain": domain, **created.to_json()}, status=201, revision=created.head_revision
+    )
+
+
+@router.get("/tags", summary="The tags of a Domain and the Revisions they name")
+def list_tags(request: Request, domain: str) -> Response:
+    keeper = keeper_of(request)
+    with domain_read(request, domain):
+        tags = keeper.store.tags(domain)
+    return plain({"domain": domain, "tags": [{"name": n, "revision": r} for n, r in tags.items()]})
+
+
+@router.get("/tags/{tag:path}", summary="One tag and its Revision")
+def get_tag(request: Request, domain: str, tag: str) -> Response:
+    keeper = keeper_of(request)
+    with domain_read(request, domain) as read:
+        tags = keeper.store.tags(domain)
+        if tag not in tags:
+            raise TagNotFound(f"Tag {tag!r} does not exist in Domain {domain!r}")
+        revision = read.reader.revision_info(tags[tag])
+    return plain({"domain": domain, "name": tag, **revision.to_json()}, revision=revision.id)
+
+
+class TagNotFound(RevisionNotFound):
+    code = "tag-not-found"
+    title = "Unknown tag"

@@ -1,0 +1,132 @@
+"""`Reader`: one read transaction at one Revision of a branch.
+
+Keeper answers each request from one Reader, so every part of an answer comes from the same
+Revision, the one the answer names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cached_property
+
+import sqlalchemy as sa
+
+from lorebase_core.schema import Schema
+from lorebase_store import history as history_reads
+from lorebase_store import reads
+from lorebase_store import tables as t
+from lorebase_store.engine import read_transaction
+from lorebase_store.results import (
+    HistoryPage,
+    Lineage,
+    LinkVersion,
+    RecordVersion,
+    RevisionInfo,
+)
+from lorebase_store.schemas import schema_by_digest
+from lorebase_store.statistics import Statistics, read_statistics
+from lorebase_store.views import View, make_view, resolve_revision, revisions_by_pk
+
+
+class Reader:
+    """Reads of one View inside one transaction; made by `Store.reader`."""
+
+    def __init__(self, connection: sa.Connection, view: View) -> None:
+        self.connection = connection
+        self.view = view
+
+    @property
+    def revision(self) -> str | None:
+        return self.view.revision
+
+    @cached_property
+    def schema(self) -> Schema:
+        """The schema of the Revision read (the Domain's first schema before any commit)."""
+        if self.view.revision is None:
+            digest = str(self.view.domain.settings["initial_schema"])
+        else:
+            digest = self.connection.execute(
+                sa.select(t.revisions.c.schema_digest).where(t.revisions.c.id == self.view.revision)
+            ).scalar_one()
+        return schema_by_digest(self.connection, digest)
+
+    def revision_info(self, text: str) -> RevisionInfo:
+        """A Revision of the Domain by id, tag or unique prefix."""
+        return resolve_revision(self.connection, self.view.domain, text)
+
+    def revisions(self, pks: list[int]) -> dict[int, RevisionInfo]:
+        return revisions_by_pk(self.connection, pks)
+
+    # -- Records and Links -------------------------------------------------------------------
+    def get_record(self, kind: str, key: str) -> RecordVersion | None:
+        return reads.get_record(self.connection, self.view, kind, key)
+
+    def records(
+        self, kind: str, *, limit: int, after_key: str | None = None
+    ) -> list[RecordVersion]:
+        return reads.list_records(
+            self.connection, self.view, kind, limit=limit, after_key=after_key
+        )
+
+    def count(self, kind: str) -> int:
+        return reads.count_records(self.connection, self.view, kind)
+
+    def links(
+        self,
+        relation: str,
+        *,
+        from_key: str | None = None,
+        to_key: str | None = None,
+        limit: int,
+        after: str | None = None,
+    ) -> list[LinkVersion]:
+        return reads.links_of(
+            self.connection,
+            self.view,
+            relation,
+            from_key=from_key,
+            to_key=to_key,
+            limit=limit,
+            after=after,
+        )
+
+    def count_links(
+        self, relation: str, *, from_key: str | None = None, to_key: str | None = None
+    ) -> int:
+        return reads.count_links(
+            self.connection, self.view, relation, from_key=from_key, to_key=to_key
+        )
+
+    # -- history -----------------------------------------------------------------------------
+    def history(
+        self, kind: str, key: str, *, limit: int, cursor: str | None, with_values: bool
+    ) -> HistoryPage:
+        return history_reads.history(
+            self.connection,
+            self.view,
+            kind,
+            key,
+            limit=limit,
+            cursor=cursor,
+            with_values=with_values,
+        )
+
+    def lineage(self, kind: str, key: str, *, count_max: int) -> Lineage:
+        return history_reads.lineage(self.connection, self.view, kind, key, count_max=count_max)
+
+    def explain(self, kind: str, key: str, *, count_max: int) -> tuple[RevisionInfo, Lineage]:
+        return history_reads.explain(self.connection, self.view, kind, key, count_max=count_max)
+
+    # -- statistics --------------------------------------------------------------------------
+    def statistics(self) -> Statistics | None:
+        """Statistics of the Domain's default branch (None when never counted)."""
+        return read_statistics(self.connection, self.view.domain.id)
+
+
+@contextmanager
+def open_reader(
+    engine: sa.Engine, domain: str, branch: str | None, at: str | None
+) -> Iterator[Reader]:
+    with read_transaction(engine) as connection:
+        yield Reader(connection, make_view(connection, domain, branch, at))
