@@ -16,7 +16,7 @@ install: ## create the environment (.venv) with every package and tool
 demo: install ## import the supply example into the embedded SQLite default and start Keeper
 	$(RUN) lorebase import examples/supply --create-only
 	$(RUN) lorebase log supply
-	$(RUN) lorebase serve
+	$(RUN) lorebase serve --auth none
 
 lint: ## ruff check and format check
 	$(RUN) ruff check .

@@ -55,13 +55,23 @@ async def test_readyz_answers_503_when_the_database_is_unreachable() -> None:
 
 
 @pytest.mark.anyio
-async def test_the_unbuilt_read_api_answers_501_naming_the_missing_piece(
-    client: httpx.AsyncClient,
+@pytest.mark.parametrize(
+    ("method", "path", "missing"),
+    [
+        pytest.param("POST", "context", "agent-reads", id="context"),
+        pytest.param("POST", "search", "agent-reads", id="search"),
+        pytest.param("GET", "health", "agent-reads", id="health"),
+        pytest.param("POST", "operations/update_supplier/execute", "writes", id="operations"),
+        pytest.param("GET", "branches/main/changes", "change-feed", id="changes"),
+    ],
+)
+async def test_planned_routes_answer_501_naming_the_missing_piece(
+    client: httpx.AsyncClient, method: str, path: str, missing: str
 ) -> None:
-    response = await client.get("/api/v1/domains/supply/schema")
+    response = await client.request(method, f"/api/v1/domains/supply/{path}")
     document = assert_problem(response, 501, "not-implemented")
-    assert document["missing"] == "keeper-read-api"
-    assert document["instance"] == "/api/v1/domains/supply/schema"
+    assert document["missing"] == missing
+    assert document["instance"] == f"/api/v1/domains/supply/{path}"
 
 
 @pytest.mark.anyio
@@ -73,4 +83,14 @@ async def test_unknown_routes_are_problem_documents(client: httpx.AsyncClient) -
 @pytest.mark.anyio
 async def test_openapi_lists_the_routes_served(client: httpx.AsyncClient) -> None:
     document = (await client.get("/openapi.json")).json()
-    assert set(document["paths"]) == {"/healthz", "/readyz"}
+    assert {
+        "/healthz",
+        "/api/v1/auth/whoami",
+        "/api/v1/domains/{domain}/schema",
+        "/api/v1/domains/{domain}/kinds/{kind}/records/{key}",
+        "/api/v1/domains/{domain}/kinds/{kind}/records/{key}/explain",
+        "/api/v1/domains/{domain}/diff",
+        "/api/v1/domains/{domain}/branches",
+    } <= set(document["paths"])
+    planned = ("context", "search", "resolve", "health", "operations", "proposals", "webhooks")
+    assert not any(path.endswith(planned) for path in document["paths"]), document["paths"]

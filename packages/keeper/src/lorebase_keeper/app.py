@@ -45,6 +45,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_body_bytes=settings.keeper.max_body_bytes)
-    for module in (health, principals, records, history, revisions, unfinished):
+    # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
+    for module in (health, principals, unfinished, records, history, revisions):
         app.include_router(module.router)
     return app

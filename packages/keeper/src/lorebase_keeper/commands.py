@@ -32,7 +32,7 @@ database_option = click.option(
 )
 
 
-def _settings(config_file: Path | None, database_url: str | None) -> Settings:
+def command_settings(config_file: Path | None, database_url: str | None) -> Settings:
     settings = load_settings(config_file)
     if database_url:
         settings.database.url = database_url
@@ -63,7 +63,7 @@ def import_command(
     database_url: str | None,
 ) -> None:
     """Import a schema and data files from DIRECTORY into its Domain as one Revision."""
-    settings = _settings(config_file, database_url)
+    settings = command_settings(config_file, database_url)
     store = Store.from_settings(settings.database)
     try:
         result = import_directory(
@@ -109,21 +109,41 @@ def import_command(
 @click.option(
     "--port", type=int, default=None, help="Port to listen on (default: keeper.port, 8080)."
 )
+@click.option(
+    "--auth",
+    "auth_mode",
+    type=click.Choice(["none", "api_key"]),
+    default=None,
+    help="Authentication (default: keeper.auth.mode, api_key); none makes every request a "
+    "local administrator, for a demo on loopback only.",
+)
 @config_option
 @database_option
 def serve(
-    host: str | None, port: int | None, config_file: Path | None, database_url: str | None
+    host: str | None,
+    port: int | None,
+    auth_mode: str | None,
+    config_file: Path | None,
+    database_url: str | None,
 ) -> None:
     """Start Keeper, the REST server."""
     import uvicorn
 
     from lorebase_keeper.app import create_app
 
-    settings = _settings(config_file, database_url)
+    settings = command_settings(config_file, database_url)
+    if auth_mode is not None:
+        settings.keeper.auth.mode = "none" if auth_mode == "none" else "api_key"
+    listen = host or settings.keeper.host
+    if settings.keeper.auth.mode == "none" and listen not in {"127.0.0.1", "localhost", "::1"}:
+        click.echo(
+            f"warning: auth mode none on {listen}: anyone who reaches it is an administrator",
+            err=True,
+        )
     app = create_app(settings)
     uvicorn.run(
         app,
-        host=host or settings.keeper.host,
+        host=listen,
         port=settings.keeper.port if port is None else port,
         log_level="info",
     )
@@ -145,7 +165,7 @@ def log(
     domain: str, branch: str | None, limit: int, config_file: Path | None, database_url: str | None
 ) -> None:
     """List the Revisions of a branch, newest first."""
-    settings = _settings(config_file, database_url)
+    settings = command_settings(config_file, database_url)
     store = Store.from_settings(settings.database)
     try:
         revisions = store.log(domain, branch=branch, limit=limit)

@@ -1,0 +1,75 @@
+"""Keeper over the supply example, with principals and API keys, driven through httpx.
+
+`keeper` is an ASGI app on a store holding the supply example (both backends). `keys` holds an
+API key per principal: `admin` (admin on supply), `viewer` (viewer, no clearances), `supplier`
+(viewer narrowed to Supplier), `agent` (editor on agent/* only, viewer on main).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from lorebase_keeper.app import create_app
+from lorebase_platform.settings import Settings
+from lorebase_store.store import Store
+
+
+@dataclass(frozen=True)
+class Keys:
+    admin: str
+    viewer: str
+    supplier: str
+    agent: str
+
+    @staticmethod
+    def header(key: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key}"}
+
+
+def make_keys(store: Store) -> Keys:
+    def principal(name: str, kind: str = "user") -> str:
+        store.ensure_principal(name, principal_type="service" if kind == "service" else "user")
+        return store.create_key(name).secret
+
+    keys = Keys(
+        principal("usr_admin"),
+        principal("usr_viewer"),
+        principal("usr_supplier"),
+        principal("svc_agent", "service"),
+    )
+    store.add_grant("usr_admin", domain="supply", role="admin")
+    store.add_grant("usr_viewer", domain="supply", role="viewer")
+    store.add_grant("usr_supplier", domain="supply", role="viewer", kinds=["Supplier"])
+    store.add_grant("svc_agent", domain="supply", role="viewer", branch="main")
+    store.add_grant("svc_agent", domain="supply", role="editor", branch="agent/*")
+    return keys
+
+
+@pytest.fixture
+def keys(supply: Store) -> Keys:
+    return make_keys(supply)
+
+
+@pytest.fixture
+def keeper_settings() -> Settings:
+    return Settings(keeper={"auth": {"mode": "api_key", "authz": {"grants_cache_ttl_s": 0}}})
+
+
+@pytest.fixture
+def keeper(supply: Store, keeper_settings: Settings) -> FastAPI:
+    return create_app(keeper_settings, store=supply)
+
+
+@pytest.fixture
+async def http(keeper: FastAPI, keys: Keys) -> AsyncIterator[httpx.AsyncClient]:
+    """An admin's client of Keeper (pass other headers to act as someone else)."""
+    transport = httpx.ASGITransport(app=keeper)
+    async with httpx.AsyncClient(
+        transport=transport, base_url="http://keeper.test", headers=Keys.header(keys.admin)
+    ) as client:
+        yield client
