@@ -13,6 +13,7 @@ from lorebase_keeper.errors import install_error_handlers
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.routes import health, history, principals, records, revisions, unfinished
+from lorebase_keeper.segments import PathSegments
 from lorebase_platform.settings import Settings
 from lorebase_store.store import Store
 
@@ -45,6 +46,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     install_error_handlers(app)
     app.add_middleware(BodyLimit, max_body_bytes=settings.keeper.max_body_bytes)
+    app.add_middleware(PathSegments)
     # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
     for module in (health, principals, unfinished, records, history, revisions):
         app.include_router(module.router)

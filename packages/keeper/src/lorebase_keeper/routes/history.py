@@ -10,8 +10,13 @@ from lorebase_keeper.answers import stamped
 from lorebase_keeper.explanation import explain_json, explain_markdown
 from lorebase_keeper.reading import domain_read, page_limit
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
+from lorebase_keeper.segments import SegmentRoute
 
-router = APIRouter(prefix="/api/v1/domains/{domain}/kinds/{kind}/records/{key}", tags=["history"])
+router = APIRouter(
+    prefix="/api/v1/domains/{domain}/kinds/{kind}/records/{key}",
+    tags=["history"],
+    route_class=SegmentRoute,
+)
 
 
 @router.get("/history", summary="Every change of one Record on the branch, newest first")

@@ -6,8 +6,9 @@ from fastapi import APIRouter, Request, Response
 
 from lorebase_keeper.answers import plain
 from lorebase_keeper.reading import keeper_of
+from lorebase_keeper.segments import SegmentRoute
 
-router = APIRouter(prefix="/api/v1", tags=["auth"])
+router = APIRouter(prefix="/api/v1", tags=["auth"], route_class=SegmentRoute)
 
 
 @router.get("/auth/whoami", summary="The caller: principal, type and grants")
