@@ -1,1 +1,42 @@
-"""Lorebase client: the `lorebase` CLI (the Python HTTP client comes with Keeper's read API)."""
+"""Lorebase client: Keeper's read API over HTTP (sync and async) and the `lorebase` CLI.
+
+```python
+from lorebase_client import LorebaseClient
+
+with LorebaseClient(api_key="lbk_...") as client:
+    supplier = client.record("supply", "Supplier", "S-1001")
+```
+
+Errors are the classes of `lorebase_core.errors`, rebuilt from Keeper's problem documents
+(lorebase_client.errors); docs/client.md is the guide.
+"""
+
+from lorebase_client.answers import Answer, Text
+from lorebase_client.async_client import AsyncLorebaseClient
+from lorebase_client.client import LorebaseClient
+from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV
+from lorebase_client.errors import (
+    InvalidPathSegment,
+    UnexpectedAnswer,
+    error_from_response,
+    problem_of,
+    response_of,
+)
+from lorebase_client.routes import BranchMode, ExplainFormat
+
+__all__ = [
+    "API_KEY_ENV",
+    "DEFAULT_URL",
+    "URL_ENV",
+    "Answer",
+    "AsyncLorebaseClient",
+    "BranchMode",
+    "ExplainFormat",
+    "InvalidPathSegment",
+    "LorebaseClient",
+    "Text",
+    "UnexpectedAnswer",
+    "error_from_response",
+    "problem_of",
+    "response_of",
+]

@@ -18,6 +18,7 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     │   ├── DomainNotFound            404 domain-not-found
     │   ├── BranchNotFound            404 branch-not-found
     │   ├── RevisionNotFound          404 revision-not-found
+    │   │   └── TagNotFound           404 tag-not-found
     │   ├── KindNotFound              404 kind-not-found
     │   ├── RelationNotFound          404 relation-not-found
     │   ├── RecordNotFound            404 record-not-found
@@ -207,6 +208,11 @@ class RecordNotFound(NotFound):
 class RevisionNotOnBranch(NotFound):
     code = "revision-not-on-branch"
     title = "Revision not on this branch"
+
+
+class TagNotFound(RevisionNotFound):
+    code = "tag-not-found"
+    title = "Unknown tag"
 
 
 class TraitNotFound(NotFound):

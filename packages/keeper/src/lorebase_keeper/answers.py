@@ -81,11 +81,10 @@ def make_etag(revision: str | None, digest: str) -> str:
     return f'"{revision or "empty"}.{digest}"'
 
 
-def _matches(if_none_match: str | None, etag: str) -> bool:
+def _candidates(if_none_match: str | None) -> set[str]:
     if not if_none_match:
-        return False
-    candidates = [candidate.strip() for candidate in if_none_match.split(",")]
-    return any(candidate in {"*", etag, f"W/{etag}"} for candidate in candidates)
+        return set()
+    return {candidate.strip().removeprefix("W/") for candidate in if_none_match.split(",")}
 
 
 def stamped(
@@ -107,16 +106,19 @@ def stamped(
     headers = {"ETag": etag, "Cache-Control": "private, no-cache"}
     if revision is not None:
         headers[REVISION_HEADER] = revision
-    if _matches(request.headers.get("if-none-match"), etag):
+    candidates = _candidates(request.headers.get("if-none-match"))
+    if etag in candidates:
         return Response(status_code=304, headers=headers)
     rendered = cache.get(etag)
     if rendered is None:
-        value = compute(etag)
+        value = compute(etag)  # raises for what does not exist: `*` then matches nothing
         if markdown:
             rendered = Rendered(str(value).encode(), MARKDOWN)
         else:
             rendered = Rendered(render_json(value), JSON)
         cache.put(etag, rendered)
+    if "*" in candidates:
+        return Response(status_code=304, headers=headers)
     return Response(rendered.body, media_type=rendered.media_type, headers=headers)
 
 

@@ -41,19 +41,30 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
         issues = [
-            Issue(".".join(str(part) for part in error["loc"]), error["msg"], error["type"])
+            Issue(
+                ".".join(str(part) for part in error["loc"][1:]) or str(error["loc"][0]),
+                error["msg"],
+                error["type"],
+            )
             for error in exc.errors()
         ]
+        malformed = any(error["type"] == "json_invalid" for error in exc.errors())
+        status, code, title = (
+            (400, "malformed-json", "Malformed JSON")
+            if malformed
+            else (422, "invalid-input", "Invalid input")
+        )
         document = problem(
-            422,
-            "invalid-request",
-            "Invalid request",
+            status,
+            code,
+            title,
             f"{len(issues)} problem(s) in the request",
             issues=issues,
             instance=request.url.path,
         )
-        return _response(document, 422)
+        return _response(document, status)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import RevisionNotFound
+from lorebase_core.errors import DomainNotFound, TagNotFound
 from lorebase_core.schema import Schema
 from lorebase_keeper.answers import plain, stamped
 from lorebase_keeper.reading import domain_read, keeper_of
@@ -48,6 +48,7 @@ def get_diff(
 ) -> Response:
     keeper = keeper_of(request)
     with domain_read(request, domain) as read:
+        read.require_history()  # a diff is the sequence of changes between two Revisions
         schema, scope = read.reader.schema, read.scope
         target = read.reader.revision_info(to)
 
@@ -71,6 +72,9 @@ def get_diff(
 def list_branches(request: Request, domain: str) -> Response:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
+    if not keeper.store.has_domain(domain):
+        raise DomainNotFound(f"Domain {domain!r} does not exist")
+    principal.require("data.read", domain, None)
     branches = [
         branch.to_json()
         for branch in keeper.store.branches(domain)
@@ -142,8 +146,3 @@ def get_tag(request: Request, domain: str, tag: str) -> Response:
             raise TagNotFound(f"Tag {tag!r} does not exist in Domain {domain!r}")
         revision = read.reader.revision_info(tags[tag])
     return plain({"domain": domain, "name": tag, **revision.to_json()}, revision=revision.id)
-
-
-class TagNotFound(RevisionNotFound):
-    code = "tag-not-found"
-    title = "Unknown tag"

@@ -1,0 +1,461 @@
+"""`LorebaseClient`: Keeper's read API over HTTP, synchronous (httpx.Client).
+
+`AsyncLorebaseClient` (async_client.py) is its twin with the same methods; both build their
+requests in routes.py and read the answers in answers.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any, Literal, Self, overload
+
+import httpx
+
+from lorebase_client import routes
+from lorebase_client.answers import Answer, Text, json_answer, text_answer
+from lorebase_client.connection import (
+    DEFAULT_TIMEOUT,
+    build_request,
+    client_headers,
+    resolve_api_key,
+    resolve_base_url,
+)
+from lorebase_client.routes import ApiRequest, BranchMode, ExplainFormat
+
+
+class LorebaseClient:
+    """A client of Keeper's read API.
+
+    Every method returns the parsed answer (`Answer`, a `dict`; `Text` for Markdown) and raises
+    the typed error of a problem document (`KindNotFound`, `HistoryForbidden` ...), with the
+    response attached. Reads of Records take `branch` (default: the Domain's default branch) and
+    `at` (a Revision id, a unique prefix of one, or a tag); cacheable reads take `etag` (see
+    `Answer`).
+
+    Args:
+        base_url: Keeper's address (default: $LOREBASE_URL, else http://127.0.0.1:8080).
+        api_key: sent as `Authorization: Bearer` (default: $LOREBASE_API_KEY).
+        timeout: seconds, or an `httpx.Timeout`.
+        transport: an httpx transport (tests pass `httpx.MockTransport` or a WSGI one).
+
+    Example:
+        ```python
+        with LorebaseClient("http://127.0.0.1:8080", api_key="lbk_...") as client:
+            supplier = client.record("supply", "Supplier", "S-1001", lineage=True)
+            print(supplier["values"]["risk_score"], supplier.revision)
+        ```
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        *,
+        api_key: str | None = None,
+        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.base_url = resolve_base_url(base_url)
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            headers=client_headers(resolve_api_key(api_key)),
+            timeout=timeout,
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        return f"LorebaseClient({self.base_url!r})"
+
+    def close(self) -> None:
+        """Close the connections (the client is not usable afterwards)."""
+        self._http.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _send(self, request: ApiRequest) -> httpx.Response:
+        return self._http.send(build_request(self._http, request))
+
+    def _json(self, request: ApiRequest) -> Answer:
+        return json_answer(self._send(request))
+
+    def _items(self, request: ApiRequest | None, member: str) -> Iterator[dict[str, Any]]:
+        while request is not None:
+            answer = self._json(request)
+            yield from routes.page_items(answer, member)
+            request = routes.next_page(request, answer)
+
+    # -- the caller and the Domains -----------------------------------------------------------
+
+    def whoami(self) -> Answer:
+        """The caller: principal, type, how it authenticated, and its grants."""
+        return self._json(routes.whoami())
+
+    def domains(self) -> Answer:
+        """The Domains the caller may read (`domains`: name, default_branch, created_at)."""
+        return self._json(routes.domains())
+
+    # -- schema, Records, Links ---------------------------------------------------------------
+
+    def schema(
+        self,
+        domain: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """The schema of a Domain, as far as the caller may read it."""
+        return self._json(routes.schema(domain, branch=branch, at=at, etag=etag))
+
+    def records(
+        self,
+        domain: str,
+        kind: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """One page of the Records of a Kind, in key order (`records`, `next_cursor`)."""
+        request = routes.records(
+            domain, kind, branch=branch, at=at, limit=limit, cursor=cursor, etag=etag
+        )
+        return self._json(request)
+
+    def iter_records(
+        self,
+        domain: str,
+        kind: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Every Record of a Kind, page after page, all read at the Revision of the first page."""
+        request = routes.records(
+            domain, kind, branch=branch, at=at, limit=page_size, cursor=None, etag=None
+        )
+        return self._items(request, "records")
+
+    def record(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        links: bool = False,
+        lineage: bool = False,
+        etag: str | None = None,
+    ) -> Answer:
+        """One Record; `links` adds its Link counts per Relation, `lineage` its value sources."""
+        request = routes.record(
+            domain, kind, key, branch=branch, at=at, links=links, lineage=lineage, etag=etag
+        )
+        return self._json(request)
+
+    def links(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        relation: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """One page of the Links of a Record along a Relation (its forward or inverse name)."""
+        request = routes.links(
+            domain,
+            kind,
+            key,
+            relation,
+            branch=branch,
+            at=at,
+            limit=limit,
+            cursor=cursor,
+            etag=etag,
+        )
+        return self._json(request)
+
+    def iter_links(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        relation: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        page_size: int | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Every Link of a Record along a Relation, all pages read at one Revision."""
+        request = routes.links(
+            domain,
+            kind,
+            key,
+            relation,
+            branch=branch,
+            at=at,
+            limit=page_size,
+            cursor=None,
+            etag=None,
+        )
+        return self._items(request, "links")
+
+    # -- why a Record is what it is -----------------------------------------------------------
+
+    def history(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        values: bool = False,
+        limit: int | None = None,
+        cursor: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """One page of the changes of a Record on the branch, newest first (`changes`).
+
+        `values` adds the values before and after each change. Needs a grant not narrowed to
+        Kinds (`HistoryForbidden` otherwise).
+        """
+        request = routes.history(
+            domain,
+            kind,
+            key,
+            branch=branch,
+            at=at,
+            values=values,
+            limit=limit,
+            cursor=cursor,
+            etag=etag,
+        )
+        return self._json(request)
+
+    def iter_history(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        values: bool = False,
+        page_size: int | None = None,
+    ) -> Iterator[dict[str, Any]]:
+        """Every change of a Record, newest first, all pages read at one Revision."""
+        request = routes.history(
+            domain,
+            kind,
+            key,
+            branch=branch,
+            at=at,
+            values=values,
+            limit=page_size,
+            cursor=None,
+            etag=None,
+        )
+        return self._items(request, "changes")
+
+    def lineage(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """Where each current value of a Record came from (`attributes`, `changes`)."""
+        return self._json(routes.lineage(domain, kind, key, branch=branch, at=at, etag=etag))
+
+    @overload
+    def explain(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: Literal["json"] = "json",
+        etag: str | None = None,
+    ) -> Answer: ...
+
+    @overload
+    def explain(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: Literal["markdown"],
+        etag: str | None = None,
+    ) -> Text: ...
+
+    def explain(
+        self,
+        domain: str,
+        kind: str,
+        key: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: ExplainFormat = "json",
+        etag: str | None = None,
+    ) -> Answer | Text:
+        """Why a Record exists and why its values are what they are.
+
+        `format="markdown"` answers the same as Markdown text for a prompt (a `Text`).
+        """
+        request = routes.explain(domain, kind, key, branch=branch, at=at, format=format, etag=etag)
+        if request.expect == "markdown":
+            return text_answer(self._send(request))
+        return self._json(request)
+
+    # -- queries and the graph ----------------------------------------------------------------
+
+    def query(
+        self,
+        domain: str,
+        document: Mapping[str, Any] | None = None,
+        *,
+        kind: str | None = None,
+        trait: str | None = None,
+        where: Mapping[str, Any] | None = None,
+        select: Sequence[str] | None = None,
+        order_by: Sequence[Mapping[str, Any]] | None = None,
+        aggregate: Mapping[str, Any] | None = None,
+        coverage: bool | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+        branch: str | None = None,
+        at: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """Run a query of the DSL (docs/query.md): a whole `document`, keyword members, or both.
+
+        Keyword members that are not None are set over `document`.
+
+        Example:
+            ```python
+            tier_1 = {"attr": "tier", "op": "eq", "value": 1}
+            client.query("supply", kind="Supplier", where=tier_1, select=["legal_name"])
+            ```
+        """
+        members = routes.query_members(
+            kind=kind,
+            trait=trait,
+            where=where,
+            select=select,
+            order_by=order_by,
+            aggregate=aggregate,
+            coverage=coverage,
+            limit=limit,
+            cursor=cursor,
+            branch=branch,
+            at=at,
+        )
+        return self._json(routes.query(domain, document, members, etag=etag))
+
+    def traverse(
+        self,
+        domain: str,
+        start: Sequence[str],
+        path: Sequence[str],
+        *,
+        limit: int | None = None,
+        branch: str | None = None,
+        at: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """Follow a path of Relations from Records of one Kind (`start`: refs, `Part/P-10028`)."""
+        request = routes.traverse(domain, start, path, limit=limit, branch=branch, at=at, etag=etag)
+        return self._json(request)
+
+    def neighborhood(
+        self,
+        domain: str,
+        refs: Sequence[str],
+        *,
+        depth: int | None = None,
+        relations: Sequence[str] | None = None,
+        values: bool | None = None,
+        branch: str | None = None,
+        at: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """The graph around some Records, breadth first up to `depth`."""
+        request = routes.neighborhood(
+            domain,
+            refs,
+            depth=depth,
+            relations=relations,
+            values=values,
+            branch=branch,
+            at=at,
+            etag=etag,
+        )
+        return self._json(request)
+
+    # -- Revisions, branches and tags ---------------------------------------------------------
+
+    def diff(
+        self, domain: str, from_revision: str, to_revision: str, *, etag: str | None = None
+    ) -> Answer:
+        """What changed between two Revisions (ids, unique prefixes or tags)."""
+        return self._json(routes.diff(domain, from_revision, to_revision, etag=etag))
+
+    def branches(self, domain: str) -> Answer:
+        """The branches of a Domain the caller may read."""
+        return self._json(routes.branches(domain))
+
+    def branch(self, domain: str, name: str) -> Answer:
+        """One branch and its head Revision."""
+        return self._json(routes.branch(domain, name))
+
+    def create_branch(
+        self,
+        domain: str,
+        name: str,
+        *,
+        from_branch: str | None = None,
+        at: str | None = None,
+        mode: BranchMode | None = None,
+    ) -> Answer:
+        """Create a branch from `from_branch` (default: the default branch) at `at` (default: head).
+
+        `mode` is `overlay` (Keeper's default: only changed rows are stored) or `copy`.
+        """
+        request = routes.create_branch(domain, name, from_branch=from_branch, at=at, mode=mode)
+        return self._json(request)
+
+    def tags(self, domain: str) -> Answer:
+        """The tags of a Domain and the Revisions they name."""
+        return self._json(routes.tags(domain))
+
+    def tag(self, domain: str, name: str) -> Answer:
+        """One tag and its Revision."""
+        return self._json(routes.tag(domain, name))

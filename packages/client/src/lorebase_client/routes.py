@@ -1,0 +1,310 @@
+"""The requests of Keeper's read routes, built once for both clients.
+
+Each function returns an `ApiRequest`: method, path, query parameters and JSON body. The sync and
+async clients only send it and read the answer (`answers.json_answer`, `answers.text_answer`), so
+both speak exactly the same dialect. Parameters that are None are left out: Keeper applies its
+defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from lorebase_client.paths import api_path, domain_path, record_path, segment
+
+Method = Literal["GET", "POST"]
+Expect = Literal["json", "markdown"]
+BranchMode = Literal["overlay", "copy"]
+ExplainFormat = Literal["json", "markdown"]
+ParamValue = str | int | bool | None
+
+
+@dataclass(frozen=True)
+class ApiRequest:
+    """One request to Keeper, before it is sent."""
+
+    method: Method
+    path: str
+    params: dict[str, str] = field(default_factory=dict)
+    body: dict[str, Any] | None = None
+    etag: str | None = None
+    """Sent as If-None-Match: a 304 then answers `not_modified`."""
+    expect: Expect = "json"
+
+    def with_params(self, **params: ParamValue) -> ApiRequest:
+        """The same request with other query parameters (paging continues with these)."""
+        merged = {**self.params, **query_params(**params)}
+        return ApiRequest(self.method, self.path, merged, self.body, self.etag, self.expect)
+
+
+def query_params(**params: ParamValue) -> dict[str, str]:
+    """Query parameters as text, None left out, booleans as `true`/`false`."""
+    found: dict[str, str] = {}
+    for name, value in params.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            found[name] = "true" if value else "false"
+        else:
+            found[name] = str(value)
+    return found
+
+
+def _get(
+    path: str, *, etag: str | None = None, expect: Expect = "json", **params: ParamValue
+) -> ApiRequest:
+    return ApiRequest("GET", path, query_params(**params), etag=etag, expect=expect)
+
+
+def _post(
+    domain: str, route: str, body: Mapping[str, Any], *, etag: str | None = None
+) -> ApiRequest:
+    document = {name: value for name, value in body.items() if value is not None}
+    return ApiRequest("POST", domain_path(domain, route), body=document, etag=etag)
+
+
+# -- the caller and the Domains ---------------------------------------------------------------
+
+
+def whoami() -> ApiRequest:
+    return _get(api_path("auth", "whoami"))
+
+
+def domains() -> ApiRequest:
+    return _get(api_path("domains"))
+
+
+# -- schema, Records, Links -------------------------------------------------------------------
+
+
+def schema(domain: str, *, branch: str | None, at: str | None, etag: str | None) -> ApiRequest:
+    return _get(domain_path(domain, "schema"), etag=etag, branch=branch, at=at)
+
+
+def records(
+    domain: str,
+    kind: str,
+    *,
+    branch: str | None,
+    at: str | None,
+    limit: int | None,
+    cursor: str | None,
+    etag: str | None,
+) -> ApiRequest:
+    path = domain_path(domain, "kinds", segment(kind, "Kind"), "records")
+    return _get(path, etag=etag, branch=branch, at=at, limit=limit, cursor=cursor)
+
+
+def record(
+    domain: str,
+    kind: str,
+    key: str,
+    *,
+    branch: str | None,
+    at: str | None,
+    links: bool,
+    lineage: bool,
+    etag: str | None,
+) -> ApiRequest:
+    return _get(
+        record_path(domain, kind, key),
+        etag=etag,
+        branch=branch,
+        at=at,
+        links=links or None,
+        lineage=lineage or None,
+    )
+
+
+def links(
+    domain: str,
+    kind: str,
+    key: str,
+    relation: str,
+    *,
+    branch: str | None,
+    at: str | None,
+    limit: int | None,
+    cursor: str | None,
+    etag: str | None,
+) -> ApiRequest:
+    path = record_path(domain, kind, key, "links", segment(relation, "Relation"))
+    return _get(path, etag=etag, branch=branch, at=at, limit=limit, cursor=cursor)
+
+
+# -- why a Record is what it is ---------------------------------------------------------------
+
+
+def history(
+    domain: str,
+    kind: str,
+    key: str,
+    *,
+    branch: str | None,
+    at: str | None,
+    values: bool,
+    limit: int | None,
+    cursor: str | None,
+    etag: str | None,
+) -> ApiRequest:
+    return _get(
+        record_path(domain, kind, key, "history"),
+        etag=etag,
+        branch=branch,
+        at=at,
+        values=values or None,
+        limit=limit,
+        cursor=cursor,
+    )
+
+
+def lineage(
+    domain: str, kind: str, key: str, *, branch: str | None, at: str | None, etag: str | None
+) -> ApiRequest:
+    return _get(record_path(domain, kind, key, "lineage"), etag=etag, branch=branch, at=at)
+
+
+def explain(
+    domain: str,
+    kind: str,
+    key: str,
+    *,
+    branch: str | None,
+    at: str | None,
+    format: ExplainFormat,
+    etag: str | None,
+) -> ApiRequest:
+    return _get(
+        record_path(domain, kind, key, "explain"),
+        etag=etag,
+        expect=format,
+        branch=branch,
+        at=at,
+        format="markdown" if format == "markdown" else None,
+    )
+
+
+# -- queries and the graph (POST reads) -------------------------------------------------------
+
+
+def jsonable(value: object) -> Any:
+    """`value` with mappings as dicts and sequences (not text) as lists, so it dumps as JSON."""
+    if isinstance(value, Mapping):
+        return {str(name): jsonable(item) for name, item in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [jsonable(item) for item in value]
+    return value
+
+
+def query_members(**members: object) -> dict[str, Any]:
+    """The members of a query document given as keywords, those that are None left out."""
+    return {name: jsonable(value) for name, value in members.items() if value is not None}
+
+
+def query(
+    domain: str,
+    document: Mapping[str, Any] | None,
+    members: Mapping[str, Any],
+    *,
+    etag: str | None = None,
+) -> ApiRequest:
+    """POST /query: `document` with `members` (those not None) set over it."""
+    body = jsonable(document or {})
+    body.update({name: value for name, value in members.items() if value is not None})
+    return _post(domain, "query", body, etag=etag)
+
+
+def traverse(
+    domain: str,
+    start: Sequence[str],
+    path: Sequence[str],
+    *,
+    limit: int | None,
+    branch: str | None,
+    at: str | None,
+    etag: str | None = None,
+) -> ApiRequest:
+    body = {"start": list(start), "path": list(path), "limit": limit, "branch": branch, "at": at}
+    return _post(domain, "traverse", body, etag=etag)
+
+
+def neighborhood(
+    domain: str,
+    refs: Sequence[str],
+    *,
+    depth: int | None,
+    relations: Sequence[str] | None,
+    values: bool | None,
+    branch: str | None,
+    at: str | None,
+    etag: str | None = None,
+) -> ApiRequest:
+    body = {
+        "refs": list(refs),
+        "depth": depth,
+        "relations": None if relations is None else list(relations),
+        "values": values,
+        "branch": branch,
+        "at": at,
+    }
+    return _post(domain, "neighborhood", body, etag=etag)
+
+
+# -- Revisions, branches and tags -------------------------------------------------------------
+
+
+def diff(domain: str, from_revision: str, to_revision: str, *, etag: str | None) -> ApiRequest:
+    params = query_params(**{"from": from_revision, "to": to_revision})
+    return ApiRequest("GET", domain_path(domain, "diff"), params, etag=etag)
+
+
+def branches(domain: str) -> ApiRequest:
+    return _get(domain_path(domain, "branches"))
+
+
+def branch(domain: str, name: str) -> ApiRequest:
+    return _get(domain_path(domain, "branches", segment(name, "branch")))
+
+
+def create_branch(
+    domain: str,
+    name: str,
+    *,
+    from_branch: str | None,
+    at: str | None,
+    mode: BranchMode | None,
+) -> ApiRequest:
+    body = {"name": name, "from": from_branch, "at": at, "mode": mode}
+    return _post(domain, "branches", body)
+
+
+def tags(domain: str) -> ApiRequest:
+    return _get(domain_path(domain, "tags"))
+
+
+def tag(domain: str, name: str) -> ApiRequest:
+    return _get(domain_path(domain, "tags", segment(name, "tag")))
+
+
+# -- paging -----------------------------------------------------------------------------------
+
+
+def page_items(answer: Mapping[str, Any], member: str) -> list[dict[str, Any]]:
+    """The items of one page (`records`, `links`, `changes`)."""
+    items = answer.get(member)
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def next_page(request: ApiRequest, answer: Mapping[str, Any]) -> ApiRequest | None:
+    """The request of the page after `answer` (None after the last one).
+
+    It is read at the Revision of the page before, so every page of one walk comes from the
+    same Revision even while the branch moves on.
+    """
+    cursor = answer.get("next_cursor")
+    if not isinstance(cursor, str) or not cursor:
+        return None
+    revision = answer.get("revision")
+    return request.with_params(cursor=cursor, at=revision if isinstance(revision, str) else None)

@@ -1,0 +1,191 @@
+"""A real Keeper under uvicorn on 127.0.0.1 (a free port), shared by the client and CLI tests.
+
+The session's Keeper serves a fresh SQLite file holding the supply example and a `notes` Domain
+whose keys need percent-encoding, in auth mode `api_key`, with two principals:
+
+- `usr_admin`: admin on both Domains;
+- `usr_viewer`: viewer on supply, narrowed to the Kind Supplier (no history reads).
+
+supply has two tags: `v1` on its head and `import/2026-10-01` on the import Revision.
+
+Tests only read, or create branches under names of their own, so they run in any order.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from lorebase_client import AsyncLorebaseClient, LorebaseClient
+from lorebase_core.changes import UpsertRecord
+from lorebase_core.schema import load_schema
+from lorebase_keeper.app import create_app
+from lorebase_platform.settings import Settings
+from lorebase_store.importer import import_directory
+from lorebase_store.store import Store
+from lorebase_store.testing import commit_changes
+
+ROOT = Path(__file__).resolve().parents[3]
+SUPPLY = ROOT / "examples" / "supply"
+
+NOTES_SCHEMA = """
+domain:
+  name: notes
+  title: Notes whose keys are free text
+kinds:
+  Note:
+    description: A note named by any text.
+    key: [name]
+    title: name
+    attributes:
+      name: {type: string}
+      body: {type: string}
+"""
+
+AWKWARD_KEYS = {
+    "space": "two words",
+    "unicode": "Zürich café ü",
+    "percent": "100% sure",
+    "query": "what?#fragment",
+    "plus-and-amp": "a+b&c=d",
+    "dots": "...",
+    "slash": "Poznan/Plant 1",
+}
+"""Keys of Notes in the `notes` Domain, by what makes them awkward in a URL."""
+
+
+@dataclass(frozen=True)
+class LiveKeeper:
+    """A Keeper listening on loopback, and the keys of its principals."""
+
+    url: str
+    admin_key: str
+    viewer_key: str
+    supply_head: str
+    """The head Revision of supply/main when the session started."""
+    supply_import: str
+    """The first Revision of supply: the import of examples/supply."""
+    note_keys: dict[str, str]
+    """The keys of the Notes of the `notes` Domain (AWKWARD_KEYS)."""
+    store: Store
+    """The store Keeper serves (tests build in-process apps over it; they never write to it)."""
+
+
+@contextmanager
+def serve_in_thread(app: FastAPI) -> Iterator[str]:
+    """Run `app` under uvicorn on 127.0.0.1, on a port the system picks; yields its URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
+    thread = threading.Thread(target=server.run, name="keeper", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("Keeper stopped before it started listening")
+        if time.monotonic() > deadline:
+            raise RuntimeError("Keeper did not start listening within 30 s")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def _add_notes(store: Store) -> None:
+    store.create_domain(load_schema(NOTES_SCHEMA), created_by="usr_tester")
+    changes = [
+        UpsertRecord("Note", key, {"name": key, "body": f"a note named {key!r}"})
+        for key in AWKWARD_KEYS.values()
+    ]
+    commit_changes(store, changes, domain="notes", message="Notes with awkward keys")
+
+
+@pytest.fixture(scope="session")
+def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
+    directory = tmp_path_factory.mktemp("keeper")
+    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
+    try:
+        import_directory(store, SUPPLY)
+        _add_notes(store)
+        store.ensure_principal("usr_admin")
+        store.add_grant("usr_admin", domain="supply", role="admin")
+        store.add_grant("usr_admin", domain="notes", role="admin")
+        admin_key = store.create_key("usr_admin").secret
+        store.ensure_principal("usr_viewer")
+        store.add_grant("usr_viewer", domain="supply", role="viewer", kinds=["Supplier"])
+        viewer_key = store.create_key("usr_viewer").secret
+        revisions = store.log("supply", limit=1000)
+        supply_head, supply_import = revisions[0].id, revisions[-1].id
+        store.create_tag("supply", "v1", supply_head, created_by="usr_tester")
+        store.create_tag("supply", "import/2026-10-01", supply_import, created_by="usr_tester")
+        app = create_app(Settings(keeper={"auth": {"mode": "api_key"}}), store=store)
+        with serve_in_thread(app) as url:
+            yield LiveKeeper(
+                url,
+                admin_key,
+                viewer_key,
+                supply_head,
+                supply_import,
+                dict(AWKWARD_KEYS),
+                store,
+            )
+    finally:
+        store.close()
+
+
+ProblemCheck = Callable[[httpx.Response | None, int, str], dict[str, object]]
+
+
+@pytest.fixture(scope="session")
+def assert_problem() -> ProblemCheck:
+    """`assert_problem(response, status, code)`: the one check of every error path."""
+    return _assert_problem
+
+
+def _assert_problem(response: httpx.Response | None, status: int, code: str) -> dict[str, object]:
+    assert response is not None, "the error came without a response"
+    assert response.status_code == status
+    assert response.headers["content-type"].startswith("application/problem+json")
+    document = response.json()
+    assert document["status"] == status
+    assert document["code"] == code
+    assert {"type", "title", "detail"} <= set(document)
+    return dict(document)
+
+
+@pytest.fixture
+def admin(keeper: LiveKeeper) -> Iterator[LorebaseClient]:
+    """A sync client with the admin's key."""
+    with LorebaseClient(keeper.url, api_key=keeper.admin_key) as client:
+        yield client
+
+
+@pytest.fixture
+def viewer(keeper: LiveKeeper) -> Iterator[LorebaseClient]:
+    """A sync client with the key of the viewer narrowed to Supplier."""
+    with LorebaseClient(keeper.url, api_key=keeper.viewer_key) as client:
+        yield client
+
+
+@pytest.fixture
+async def async_admin(keeper: LiveKeeper) -> AsyncIterator[AsyncLorebaseClient]:
+    """An async client with the admin's key."""
+    async with AsyncLorebaseClient(keeper.url, api_key=keeper.admin_key) as client:
+        yield client
+
+
+@pytest.fixture
+async def async_viewer(keeper: LiveKeeper) -> AsyncIterator[AsyncLorebaseClient]:
+    """An async client with the key of the viewer narrowed to Supplier."""
+    async with AsyncLorebaseClient(keeper.url, api_key=keeper.viewer_key) as client:
+        yield client
