@@ -12,7 +12,15 @@ from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.errors import install_error_handlers
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.reading import Keeper
-from lorebase_keeper.routes import health, history, principals, records, revisions, unfinished
+from lorebase_keeper.routes import (
+    health,
+    history,
+    principals,
+    queries,
+    records,
+    revisions,
+    unfinished,
+)
 from lorebase_keeper.segments import PathSegments
 from lorebase_platform.settings import Settings
 from lorebase_store.store import Store
@@ -48,6 +56,6 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, max_body_bytes=settings.keeper.max_body_bytes)
     app.add_middleware(PathSegments)
     # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
-    for module in (health, principals, unfinished, records, history, revisions):
+    for module in (health, principals, unfinished, records, history, queries, revisions):
         app.include_router(module.router)
     return app

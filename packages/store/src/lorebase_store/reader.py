@@ -12,11 +12,16 @@ from functools import cached_property
 
 import sqlalchemy as sa
 
+from lorebase_core.access import ReadScope
+from lorebase_core.graph_requests import NeighborhoodRequest, TraverseRequest
+from lorebase_core.query import Query
 from lorebase_core.schema import Schema
+from lorebase_store import graph, reads
 from lorebase_store import history as history_reads
-from lorebase_store import reads
 from lorebase_store import tables as t
 from lorebase_store.engine import read_transaction
+from lorebase_store.graph import NeighborhoodResult, TraverseResult
+from lorebase_store.query import QueryResult, run_query
 from lorebase_store.results import (
     HistoryPage,
     Lineage,
@@ -117,6 +122,37 @@ class Reader:
 
     def explain(self, kind: str, key: str, *, count_max: int) -> tuple[RevisionInfo, Lineage]:
         return history_reads.explain(self.connection, self.view, kind, key, count_max=count_max)
+
+    # -- queries and graph walks -------------------------------------------------------------
+    def query(self, query: Query, scope: ReadScope, *, offset: int = 0) -> QueryResult:
+        return run_query(self.connection, self.view, self.schema, query, scope, offset=offset)
+
+    def traverse(
+        self, request: TraverseRequest, scope: ReadScope, *, max_fanout: int
+    ) -> TraverseResult:
+        return graph.traverse(
+            self.connection, self.view, self.schema, scope, request, max_fanout=max_fanout
+        )
+
+    def neighborhood(
+        self,
+        request: NeighborhoodRequest,
+        scope: ReadScope,
+        *,
+        max_records: int,
+        max_links: int,
+        max_fanout: int,
+    ) -> NeighborhoodResult:
+        return graph.neighborhood(
+            self.connection,
+            self.view,
+            self.schema,
+            scope,
+            request,
+            max_records=max_records,
+            max_links=max_links,
+            max_fanout=max_fanout,
+        )
 
     # -- statistics --------------------------------------------------------------------------
     def statistics(self) -> Statistics | None:

@@ -1,0 +1,200 @@
+"""POST /query, /traverse and /neighborhood: reads described by a JSON document."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Request, Response
+
+from lorebase_core.errors import InvalidInput, Issue
+from lorebase_core.graph_requests import parse_neighborhood, parse_traverse
+from lorebase_core.query import Query, decode_cursor, encode_cursor, parse_query
+from lorebase_keeper.answers import stamped
+from lorebase_keeper.coverage import coverage_block
+from lorebase_keeper.reading import Read, domain_read
+from lorebase_keeper.segments import SegmentRoute
+
+router = APIRouter(prefix="/api/v1/domains/{domain}", tags=["queries"], route_class=SegmentRoute)
+
+QUERY_EXAMPLE = {
+    "kind": "Supplier",
+    "where": {
+        "and": [
+            {"attr": "tier", "op": "eq", "value": 1},
+            {"attr": "risk_score", "op": "gte", "value": 80},
+            {"rel": "supplier_orders", "where": {"attr": "status", "op": "eq", "value": "open"}},
+        ]
+    },
+    "select": ["legal_name", "risk_score"],
+    "order_by": [{"attr": "risk_score", "dir": "desc"}],
+    "limit": 20,
+}
+
+
+def _document(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise InvalidInput(
+            "The request body must be a JSON object", [Issue("", "expected an object", "type")]
+        )
+    return body
+
+
+def _branch_at(document: dict[str, Any]) -> tuple[str | None, str | None]:
+    """`branch` and `at` of a request body, before the rest of it can be checked."""
+    issues = [
+        Issue(member, "expected a string", "type")
+        for member in ("branch", "at")
+        if document.get(member) is not None and not isinstance(document[member], str)
+    ]
+    if issues:
+        raise InvalidInput("branch and at must be strings", issues)
+    return document.get("branch"), document.get("at")
+
+
+def _parse(read: Read, document: dict[str, Any]) -> Query:
+    limits = read.keeper.settings.read.query
+    return parse_query(
+        document,
+        read.reader.schema,
+        read.scope,
+        default_limit=limits.default_limit,
+        max_limit=limits.max_limit,
+        max_predicates=limits.max_predicates,
+        max_hops=limits.max_hops,
+    )
+
+
+def _query_answer(request: Request, read: Read, query: Query, offset: int, body: Any) -> Response:
+    def compute(_etag: str) -> dict[str, Any]:
+        result = read.reader.query(query, read.scope, offset=offset)
+        answer: dict[str, Any] = {**read.stamp()}
+        if query.trait is not None:
+            answer["trait"] = query.trait
+            answer["kinds"] = list(query.kinds)
+        else:
+            answer["kind"] = query.kinds[0]
+        answer.update(result.to_json())
+        answer["next_cursor"] = (
+            encode_cursor(read.reader.revision, result.next_offset, query.digest())
+            if result.next_offset is not None
+            else None
+        )
+        if query.coverage is not False:
+            answer["coverage"] = coverage_block(read, query)
+        return answer
+
+    return stamped(
+        request,
+        read.keeper.cache,
+        revision=read.reader.revision,
+        scope=read.scope,
+        compute=compute,
+        body=body,
+    )
+
+
+@router.post("/query", summary="Records matching a filter, or groups with aggregates")
+def query(
+    request: Request,
+    domain: str,
+    body: Annotated[
+        Any,
+        Body(
+            description="The query DSL (docs/query.md), with branch, at and coverage.",
+            examples=[QUERY_EXAMPLE],
+        ),
+    ],
+) -> Response:
+    document = _document(body)
+    branch, at = _branch_at(document)
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        parsed = _parse(read, document)
+        if parsed.cursor is None:
+            return _query_answer(request, read, parsed, 0, body)
+        cursor = decode_cursor(parsed.cursor, parsed.digest())
+        if cursor.revision == read.reader.revision:
+            return _query_answer(request, read, parsed, cursor.offset, body)
+    # the next page is read where the first one was, however far the branch moved since
+    with domain_read(request, domain, branch=branch, at=cursor.revision) as read:
+        return _query_answer(request, read, _parse(read, document), cursor.offset, body)
+
+
+@router.post("/traverse", summary="Follow a path of Relations from some Records")
+def traverse(
+    request: Request,
+    domain: str,
+    body: Annotated[
+        Any,
+        Body(
+            description="start (Record refs), path (Relation names), limit, branch, at.",
+            examples=[{"start": ["Supplier/S-1007"], "path": ["supplies", "purchase_orders"]}],
+        ),
+    ],
+) -> Response:
+    document = _document(body)
+    branch, at = _branch_at(document)
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        settings = read.keeper.settings
+        read_settings = settings.read.traverse
+        parsed = parse_traverse(
+            document,
+            read.reader.schema,
+            read.scope,
+            max_hops=read_settings.max_hops,
+            max_results=read_settings.max_results,
+        )
+        max_fanout = settings.store.traverse.max_fanout
+
+        def compute(_etag: str) -> dict[str, Any]:
+            result = read.reader.traverse(parsed, read.scope, max_fanout=max_fanout)
+            return {**read.stamp(), **result.to_json()}
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+            body=body,
+        )
+
+
+@router.post("/neighborhood", summary="The graph around some Records")
+def neighborhood(
+    request: Request,
+    domain: str,
+    body: Annotated[
+        Any,
+        Body(
+            description="refs, depth, relations, values (false: headers and Link ends only).",
+            examples=[{"refs": ["Supplier/S-1001"], "depth": 1}],
+        ),
+    ],
+) -> Response:
+    document = _document(body)
+    branch, at = _branch_at(document)
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        settings = read.keeper.settings
+        limits = settings.read.neighborhood
+        parsed = parse_neighborhood(
+            document, read.reader.schema, read.scope, max_depth=limits.max_depth
+        )
+
+        def compute(_etag: str) -> dict[str, Any]:
+            result = read.reader.neighborhood(
+                parsed,
+                read.scope,
+                max_records=limits.max_records,
+                max_links=limits.max_links,
+                max_fanout=settings.store.traverse.max_fanout,
+            )
+            return {**read.stamp(), **result.to_json()}
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+            body=body,
+        )
