@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 from lorebase_keeper.answers import stamped
 from lorebase_keeper.explanation import explain_json, explain_markdown
 from lorebase_keeper.reading import domain_read, page_limit
+from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 
@@ -16,6 +17,7 @@ router = APIRouter(
     prefix="/api/v1/domains/{domain}/kinds/{kind}/records/{key}",
     tags=["history"],
     route_class=SegmentRoute,
+    responses=READ_RESPONSES,
 )
 
 

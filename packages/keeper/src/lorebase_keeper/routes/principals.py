@@ -6,9 +6,12 @@ from fastapi import APIRouter, Request, Response
 
 from lorebase_keeper.answers import plain
 from lorebase_keeper.reading import keeper_of
+from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 
-router = APIRouter(prefix="/api/v1", tags=["auth"], route_class=SegmentRoute)
+router = APIRouter(
+    prefix="/api/v1", tags=["auth"], route_class=SegmentRoute, responses=READ_RESPONSES
+)
 
 
 @router.get("/auth/whoami", summary="The caller: principal, type and grants")

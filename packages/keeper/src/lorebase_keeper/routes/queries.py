@@ -12,9 +12,15 @@ from lorebase_core.query import Query, decode_cursor, encode_cursor, parse_query
 from lorebase_keeper.answers import stamped
 from lorebase_keeper.coverage import coverage_block
 from lorebase_keeper.reading import Read, domain_read
+from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 
-router = APIRouter(prefix="/api/v1/domains/{domain}", tags=["queries"], route_class=SegmentRoute)
+router = APIRouter(
+    prefix="/api/v1/domains/{domain}",
+    tags=["queries"],
+    route_class=SegmentRoute,
+    responses=READ_RESPONSES,
+)
 
 QUERY_EXAMPLE = {
     "kind": "Supplier",

@@ -10,11 +10,17 @@ from lorebase_core.errors import RecordNotFound, RelationNotFound
 from lorebase_keeper.answers import stamped
 from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.reading import Read, domain_read, page_limit
+from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import link_json, record_json, schema_json
 
-router = APIRouter(prefix="/api/v1/domains/{domain}", tags=["records"], route_class=SegmentRoute)
+router = APIRouter(
+    prefix="/api/v1/domains/{domain}",
+    tags=["records"],
+    route_class=SegmentRoute,
+    responses=READ_RESPONSES,
+)
 
 
 @router.get("/schema", summary="The schema the caller may read")

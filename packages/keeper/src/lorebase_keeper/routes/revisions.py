@@ -12,10 +12,16 @@ from lorebase_core.errors import DomainNotFound, TagNotFound
 from lorebase_core.schema import Schema
 from lorebase_keeper.answers import plain, stamped
 from lorebase_keeper.reading import domain_read, keeper_of
+from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_store.results import DiffEntry
 
-router = APIRouter(prefix="/api/v1/domains/{domain}", tags=["revisions"], route_class=SegmentRoute)
+router = APIRouter(
+    prefix="/api/v1/domains/{domain}",
+    tags=["revisions"],
+    route_class=SegmentRoute,
+    responses=READ_RESPONSES,
+)
 
 
 def _visible_entry(

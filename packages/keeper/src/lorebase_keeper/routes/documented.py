@@ -1,0 +1,63 @@
+"""What the OpenAPI document says every read may answer besides its 200."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["type", "title", "status", "detail", "code"],
+    "properties": {
+        "type": {"type": "string"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string"},
+        "code": {"type": "string", "description": "Stable code, e.g. kind-not-found."},
+        "instance": {"type": "string"},
+        "issues": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "path": {"type": "string"},
+                    "message": {"type": "string"},
+                    "code": {"type": "string"},
+                },
+            },
+        },
+    },
+}
+
+
+def _problem(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/problem+json": {"schema": PROBLEM_SCHEMA}},
+    }
+
+
+STAMPED_HEADERS = {
+    "Lorebase-Revision": {
+        "description": "The Revision the answer was read at.",
+        "schema": {"type": "string"},
+    },
+    "ETag": {
+        "description": '"<revision>.<digest>": send it in If-None-Match.',
+        "schema": {"type": "string"},
+    },
+}
+
+READ_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The answer, naming its Revision.", "headers": STAMPED_HEADERS},
+    304: {
+        "description": "Not modified: If-None-Match matched the ETag.",
+        "headers": STAMPED_HEADERS,
+    },
+    400: _problem("Malformed input: bad-cursor, malformed-json, bad-request."),
+    401: _problem("No API key, or one Keeper does not accept."),
+    403: _problem("forbidden, history-forbidden, attribute-forbidden, kind-forbidden."),
+    404: _problem("domain-, branch-, revision-, kind-, relation-, record-not-found ..."),
+    409: _problem("ambiguous-revision, already-exists."),
+    413: _problem("The body is larger than keeper.max_body_bytes."),
+    422: _problem("invalid-input, query-invalid, graph-request-invalid: every issue listed."),
+}
