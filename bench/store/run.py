@@ -15,8 +15,8 @@ Run it from the workspace root (bench/README.md):
 
     .venv/bin/python bench/store/run.py [--records N] [--backend sqlite|postgresql] [--out FILE]
 
-For PostgreSQL the DSN comes from LOREBASE_BENCH_POSTGRES_DSN; the run works in fresh schemas it
-drops afterwards. `--profile import|commit|read` prints a cProfile summary of one phase instead.
+For PostgreSQL the DSN comes from --dsn or LOREBASE_BENCH_POSTGRES_DSN; the run works in fresh
+schemas it drops afterwards. `--profile import|commit|read` prints a cProfile summary of one phase instead.
 """
 
 from __future__ import annotations
@@ -25,33 +25,24 @@ import argparse
 import cProfile
 import csv
 import gc
-import hashlib
 import json
-import os
-import platform
 import pstats
 import random
 import resource
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 import tracemalloc
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, datetime
 from functools import partial
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import sqlalchemy as sa
-import sqlean
 
 from lorebase_core.changes import Origin, UpsertRecord
 from lorebase_store.commits import CommitRequest
@@ -59,11 +50,21 @@ from lorebase_store.engine import create_store_engine
 from lorebase_store.importer import import_directory
 from lorebase_store.store import Store
 
-ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py
+from common import (
+    DOMAIN,
+    KIND,
+    Databases,
+    git_commit,
+    item_key,
+    item_row,
+    log,
+    machine_info,
+    workspace,
+    write_dataset,
+)
+
 RESULTS = Path(__file__).resolve().parent / "results"
-DSN_VARIABLE = "LOREBASE_BENCH_POSTGRES_DSN"
-DOMAIN = "bench"
-KIND = "Item"
 TARGETS = {"import": 3.0, "commit": 4.0, "read_head": 2.0, "read_at_import": 3.0}
 BASELINE_IMPORTS = 3  # the baseline import is cheap: its median steadies the ratio
 COMMITS = 500
@@ -72,101 +73,9 @@ NEW_RECORD_EVERY = 5  # every 5th commit creates a Record, the others patch one
 READS = 1000
 READ_WARMUP = 100
 STORE_READS = ("read_head", "read_at_import")
-STATUSES = ("active", "retired", "draft")
-COLUMNS = ("item_code", "name", "quantity", "price", "released", "status")
-
-SCHEMA_YAML = """\
-domain:
-  name: bench
-  title: Store benchmark
-  description: Generated items for bench/store/run.py.
-kinds:
-  Item:
-    description: A generated item.
-    key: [item_code]
-    title: name
-    attributes:
-      item_code: {type: string, pattern: "^I-[0-9]{7}$"}
-      name: {type: string, required: true}
-      quantity: {type: integer, min: 0}
-      price: {type: "decimal(10,2)", min: 0}
-      released: {type: date}
-      status: {type: enum, values: [active, retired, draft]}
-"""
-
-IMPORT_YAML = """\
-domain: bench
-author: usr_bench
-message: Import the benchmark items
-time: "2026-01-01T00:00:00Z"
-origin_ref: bench/store
-"""
-
-
-# -- data ------------------------------------------------------------------------------------
-def item_key(number: int) -> str:
-    return f"I-{number:07d}"
-
-
-def item_row(number: int, rng: random.Random) -> dict[str, str]:
-    """One Item as CSV text, every Attribute set."""
-    released = date(2020, 1, 1) + timedelta(days=rng.randrange(2000))
-    return {
-        "item_code": item_key(number),
-        "name": f"Item {number} {rng.choice(('bolt', 'gear', 'valve', 'seal', 'shaft'))}",
-        "quantity": str(rng.randrange(10_000)),
-        "price": f"{rng.randrange(1, 10_000_000) / 100:.2f}",
-        "released": released.isoformat(),
-        "status": rng.choice(STATUSES),
-    }
-
-
-def write_dataset(directory: Path, records: int, seed: int = 7) -> Path:
-    """schema.yaml, import.yaml and data/Item.csv of `records` rows."""
-    (directory / "data").mkdir(parents=True)
-    (directory / "schema.yaml").write_text(SCHEMA_YAML, encoding="utf-8")
-    (directory / "import.yaml").write_text(IMPORT_YAML, encoding="utf-8")
-    rng = random.Random(seed)
-    with (directory / "data" / f"{KIND}.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(item_row(number, rng) for number in range(1, records + 1))
-    return directory
 
 
 # -- databases -------------------------------------------------------------------------------
-class Databases:
-    """Fresh, empty databases of one backend for one run, removed by `close`."""
-
-    def __init__(self, backend: str, workdir: Path) -> None:
-        self.backend = backend
-        self.workdir = workdir
-        self.dsn = os.environ.get(DSN_VARIABLE, "") if backend == "postgresql" else ""
-        self.schemas: list[str] = []
-        if backend == "postgresql" and not self.dsn:
-            raise SystemExit(f"--backend postgresql needs {DSN_VARIABLE} (bench/README.md)")
-
-    def new_url(self, label: str) -> str:
-        if self.backend == "sqlite":
-            return f"sqlite:///{self.workdir / f'{label}-{uuid.uuid4().hex[:8]}.sqlite'}"
-        schema = f"bench_{label}_{uuid.uuid4().hex[:12]}"
-        self._admin(f'CREATE SCHEMA "{schema}"')
-        self.schemas.append(schema)
-        separator = "&" if "?" in self.dsn else "?"
-        options = quote(f"-csearch_path={schema},public -ctimezone=UTC")
-        return f"{self.dsn}{separator}options={options}"
-
-    def close(self) -> None:
-        while self.schemas:
-            self._admin(f'DROP SCHEMA "{self.schemas.pop()}" CASCADE')
-
-    def _admin(self, statement: str) -> None:
-        import psycopg
-
-        with psycopg.connect(self.dsn, autocommit=True) as connection:
-            connection.execute(statement)
-
-
 def plain_table(metadata: sa.MetaData) -> sa.Table:
     """The baseline's table: the Item's columns, the key as primary key (indexed)."""
     return sa.Table(
@@ -455,62 +364,6 @@ def bench_reads(store: Store, base: sa.Engine, keys: list[str], revision: str) -
 
 
 # -- the run ---------------------------------------------------------------------------------
-def _git(*args: str) -> str:
-    try:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
-    except OSError:
-        return ""
-    return done.stdout if done.returncode == 0 else ""
-
-
-def git_commit() -> str:
-    """`git rev-parse --short HEAD`, `-dirty` plus a digest of the diff when tracked files changed."""
-    commit = _git("rev-parse", "--short", "HEAD").strip() or "unknown"
-    diff = _git("diff", "HEAD")
-    if not diff:
-        return commit
-    return f"{commit}-dirty-{hashlib.sha256(diff.encode()).hexdigest()[:8]}"
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def server_version(url: str) -> str:
-    engine = create_store_engine(url)
-    try:
-        with engine.connect() as connection:
-            if engine.dialect.name == "sqlite":
-                return str(connection.exec_driver_sql("select sqlite_version()").scalar())
-            return str(connection.exec_driver_sql("show server_version").scalar())
-    finally:
-        engine.dispose()
-
-
-def machine_info(backend: str, url: str) -> dict[str, Any]:
-    import psycopg
-
-    return {
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpu": cpu_model(),
-        "cpu_count": os.cpu_count(),
-        "python": platform.python_version(),
-        "sqlite": sqlean.sqlite_version,
-        "sqlalchemy": sa.__version__,
-        "psycopg": psycopg.__version__,
-        "backend": backend,
-        "server_version": server_version(url),
-        "git_commit": git_commit(),
-    }
-
-
 @dataclass(frozen=True)
 class Options:
     records: int
@@ -519,12 +372,16 @@ class Options:
     trace_memory: bool
     profile: str | None
     check: bool
+    dsn: str | None = None
 
 
 def parse_options(argv: list[str] | None) -> Options:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--records", type=int, default=100_000, help="Records to import (N)")
     parser.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument(
+        "--dsn", help="PostgreSQL DSN (default $LOREBASE_BENCH_POSTGRES_DSN); private schemas"
+    )
     parser.add_argument("--out", type=Path, help="JSON file (default results/latest-BACKEND.json)")
     parser.add_argument(
         "--trace-memory",
@@ -542,23 +399,9 @@ def parse_options(argv: list[str] | None) -> Options:
     if args.records < 100:
         parser.error("--records must be at least 100")
     out = args.out or RESULTS / f"latest-{args.backend}.json"
-    return Options(args.records, args.backend, out, args.trace_memory, args.profile, args.check)
-
-
-@contextmanager
-def workspace(backend: str) -> Iterator[tuple[Path, Databases]]:
-    with ExitStack() as stack:
-        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lorebase-bench-")))
-        databases = Databases(backend, workdir)
-        stack.callback(databases.close)
-        yield workdir, databases
-
-
-_STARTED = time.perf_counter()
-
-
-def log(message: str) -> None:
-    print(f"[bench {time.perf_counter() - _STARTED:6.1f}s] {message}", file=sys.stderr, flush=True)
+    return Options(
+        args.records, args.backend, out, args.trace_memory, args.profile, args.check, args.dsn
+    )
 
 
 def measure(options: Options, workdir: Path, databases: Databases) -> dict[str, Any]:
@@ -600,7 +443,7 @@ def measure(options: Options, workdir: Path, databases: Databases) -> dict[str, 
 
 def run(options: Options) -> dict[str, Any]:
     started = time.perf_counter()
-    with workspace(options.backend) as (workdir, databases):
+    with workspace(options.backend, options.dsn) as (workdir, databases):
         results = measure(options, workdir, databases)
     machine = results.pop("machine")
     checked = [results[name] for name in TARGETS]
@@ -663,7 +506,7 @@ class StatementCounter:
 
 def profile(options: Options, top: int = 15) -> None:
     """cProfile of one phase on a fresh database: top functions by cumulative and own time."""
-    with workspace(options.backend) as (workdir, databases):
+    with workspace(options.backend, options.dsn) as (workdir, databases):
         dataset = write_dataset(workdir / "data", options.records)
         store = Store.open(databases.new_url("profile"))
         counter = StatementCounter(store.engine)

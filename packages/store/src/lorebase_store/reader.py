@@ -33,6 +33,23 @@ from lorebase_store.schemas import schema_by_digest
 from lorebase_store.statistics import Statistics, read_statistics
 from lorebase_store.views import View, make_view, resolve_revision, revisions_by_pk
 
+# A Revision's schema never changes: its digest is looked up once per process.
+_SCHEMA_DIGEST = sa.select(t.revisions.c.schema_digest).where(
+    t.revisions.c.id == sa.bindparam("revision")
+)
+_digests: dict[str, str] = {}
+_DIGESTS_KEPT = 10_000
+
+
+def _schema_digest(connection: sa.Connection, revision: str) -> str:
+    digest = _digests.get(revision)
+    if digest is None:
+        digest = connection.execute(_SCHEMA_DIGEST, {"revision": revision}).scalar_one()
+        if len(_digests) >= _DIGESTS_KEPT:
+            _digests.clear()
+        _digests[revision] = digest
+    return digest
+
 
 class Reader:
     """Reads of one View inside one transaction; made by `Store.reader`."""
@@ -51,9 +68,7 @@ class Reader:
         if self.view.revision is None:
             digest = str(self.view.domain.settings["initial_schema"])
         else:
-            digest = self.connection.execute(
-                sa.select(t.revisions.c.schema_digest).where(t.revisions.c.id == self.view.revision)
-            ).scalar_one()
+            digest = _schema_digest(self.connection, self.view.revision)
         return schema_by_digest(self.connection, digest)
 
     def revision_info(self, text: str) -> RevisionInfo:
