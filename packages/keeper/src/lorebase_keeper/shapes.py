@@ -62,7 +62,7 @@ def _rules_json(name: str, rules: ValueRules) -> dict[str, Any]:
         entry["description"] = rules.description
     for member in ("required", "pattern", "min", "max", "min_length", "max_length"):
         value = getattr(rules, member)
-        if value not in (None, False):
+        if value is not None and value is not False:  # a bound of 0 is a bound
             entry[member] = value
     if rules.values:
         entry["values"] = list(rules.values)

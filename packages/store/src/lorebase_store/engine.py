@@ -15,6 +15,7 @@ from typing import Any
 import sqlalchemy as sa
 import sqlean
 
+from lorebase_core.errors import BadRequest
 from lorebase_core.schema import canonical_json
 
 WRITE = "lorebase_write"
@@ -94,18 +95,35 @@ def is_sqlite(engine: sa.Engine | sa.Connection) -> bool:
 @contextmanager
 def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
     """A transaction for a commit: SQLite's write lock is held from its first statement."""
-    with engine.connect().execution_options(**{WRITE: True}) as connection, connection.begin():
+    with (
+        _refusing_nul(),
+        engine.connect().execution_options(**{WRITE: True}) as connection,
+        connection.begin(),
+    ):
         yield connection
 
 
 @contextmanager
 def read_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
     """One transaction for a read, so that every statement sees the same heads."""
-    with engine.connect() as connection:
+    with _refusing_nul(), engine.connect() as connection:
         if not is_sqlite(connection):
             connection = connection.execution_options(isolation_level="REPEATABLE READ")
         with connection.begin():
             yield connection
+
+
+@contextmanager
+def _refusing_nul() -> Iterator[None]:
+    """PostgreSQL refuses text with NUL characters (SQLite stores them): bad input, not a 500."""
+    try:
+        yield
+    except sa.exc.DataError as exc:
+        if "NUL" not in str(exc.orig):
+            raise
+        raise BadRequest(
+            "Names, keys and values may not contain the NUL character (\\u0000)"
+        ) from None
 
 
 def inserted_id(result: sa.CursorResult[Any]) -> int:

@@ -64,19 +64,22 @@ def _changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
     return sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
 
 
-def encode_cursor(position: int) -> str:
-    return base64.urlsafe_b64encode(json.dumps({"p": position}).encode()).decode().rstrip("=")
+def encode_cursor(ref: str, position: int) -> str:
+    document = json.dumps({"p": position, "r": ref}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(document.encode()).decode().rstrip("=")
 
 
-def decode_cursor(cursor: str) -> int:
+def decode_cursor(ref: str, cursor: str, size: int) -> int:
+    """The position a history cursor of Record `ref` continues at (it has `size` versions)."""
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
-        position = json.loads(base64.urlsafe_b64decode(padded.encode()))["p"]
+        document = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        position, owner = document["p"], document["r"]
     except (ValueError, KeyError, TypeError) as exc:
-        raise BadCursor(
-            f"cursor {cursor!r} is not one this server issued",
-        ) from exc
-    if not isinstance(position, int) or position < 0:
+        raise BadCursor(f"cursor {cursor!r} is not one this server issued") from exc
+    if owner != ref:
+        raise BadCursor(f"this cursor pages the history of {owner!r}, not of {ref!r}")
+    if type(position) is not int or not 0 < position < size:
         raise BadCursor(f"cursor {cursor!r} is not one this server issued")
     return position
 
@@ -95,7 +98,8 @@ def history(
     versions = _versions(connection, view, kind, key)
     if not versions:
         raise RecordNotFound(f"{kind}/{key} has no history on branch {view.branch.name!r}")
-    start = decode_cursor(cursor) if cursor else 0
+    ref = f"{kind}/{key}"
+    start = decode_cursor(ref, cursor, len(versions)) if cursor else 0
     page = versions[start : start + limit]
     revisions = revisions_by_pk(connection, [row["revision_pk"] for row in page])
     entries = []
@@ -115,7 +119,7 @@ def history(
             )
         )
     more = start + limit < len(versions)
-    return HistoryPage(entries, encode_cursor(start + limit) if more else None)
+    return HistoryPage(entries, encode_cursor(ref, start + limit) if more else None)
 
 
 def lineage(

@@ -93,7 +93,12 @@ def list_branches(request: Request, domain: str) -> Response:
 def get_branch(request: Request, domain: str, branch: str) -> Response:
     with domain_read(request, domain, branch=branch) as read:
         return plain(
-            {"domain": domain, **read.reader.view.branch.to_json()}, revision=read.reader.revision
+            {
+                "domain": domain,
+                "revision": read.reader.revision,
+                **read.reader.view.branch.to_json(),
+            },
+            revision=read.reader.revision,
         )
 
 
@@ -151,4 +156,7 @@ def get_tag(request: Request, domain: str, tag: str) -> Response:
         if tag not in tags:
             raise TagNotFound(f"Tag {tag!r} does not exist in Domain {domain!r}")
         revision = read.reader.revision_info(tags[tag])
-    return plain({"domain": domain, "name": tag, **revision.to_json()}, revision=revision.id)
+    return plain(
+        {"domain": domain, "name": tag, "revision": revision.id, **revision.to_json()},
+        revision=revision.id,
+    )
