@@ -58,9 +58,11 @@ async def test_readyz_answers_503_when_the_database_is_unreachable() -> None:
 @pytest.mark.parametrize(
     ("method", "path", "missing"),
     [
-        pytest.param("POST", "context", "agent-reads", id="context"),
-        pytest.param("POST", "search", "agent-reads", id="search"),
-        pytest.param("GET", "health", "agent-reads", id="health"),
+        pytest.param("POST", "context", "context-packs", id="context"),
+        pytest.param("POST", "search", "search", id="search"),
+        pytest.param("POST", "resolve", "resolve", id="resolve"),
+        pytest.param("GET", "health", "health", id="health"),
+        pytest.param("GET", "kinds/Supplier/health", "health", id="kind-health"),
         pytest.param("POST", "operations/update_supplier/execute", "writes", id="operations"),
         pytest.param("GET", "branches/main/changes", "change-feed", id="changes"),
     ],

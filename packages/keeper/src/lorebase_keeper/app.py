@@ -13,12 +13,15 @@ from lorebase_keeper.errors import install_error_handlers
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.routes import (
+    context,
+    data_health,
     health,
     history,
     principals,
     queries,
     records,
     revisions,
+    search,
     unfinished,
 )
 from lorebase_keeper.segments import PathSegments
@@ -56,6 +59,17 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, max_body_bytes=settings.keeper.max_body_bytes)
     app.add_middleware(PathSegments)
     # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
-    for module in (health, principals, unfinished, records, history, queries, revisions):
+    for module in (
+        health,
+        principals,
+        unfinished,
+        records,
+        history,
+        queries,
+        context,
+        search,
+        data_health,
+        revisions,
+    ):
         app.include_router(module.router)
     return app

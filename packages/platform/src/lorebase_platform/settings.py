@@ -140,6 +140,90 @@ class NeighborhoodSettings(_Section):
     )
 
 
+TRIM_STEPS = (
+    "lineage",
+    "recent_changes",
+    "far_neighbor_values",
+    "far_neighbors",
+    "schema_descriptions",
+    "near_neighbor_values",
+    "near_neighbors",
+    "schema",
+)
+
+
+class ContextSettings(_Section):
+    default_budget_tokens: int = Field(
+        default=2000,
+        ge=1,
+        description="Token budget of a context pack when the request names none.",
+    )
+    max_budget_tokens: int = Field(
+        default=32000, ge=1, description="Largest budget served (larger ones are capped)."
+    )
+    chars_per_token: float = Field(
+        default=4.0, gt=0, description="Characters per estimated token (ceil(chars / this))."
+    )
+    default_depth: int = Field(default=1, ge=0, description="Neighborhood depth by default.")
+    max_depth: int = Field(default=3, ge=0, description="Largest depth served (capped past it).")
+    max_seeds: int = Field(default=20, ge=1, description="Seed Records a pack may name.")
+    max_neighbors: int = Field(
+        default=200, ge=0, description="Neighbors a pack holds before the graph is capped."
+    )
+    max_links: int = Field(
+        default=500, ge=0, description="Links a pack holds before the graph is capped."
+    )
+    recent_changes: int = Field(
+        default=20, ge=0, description="Recent changes listed before any trimming."
+    )
+    trim_order: list[str] = Field(
+        default_factory=lambda: list(TRIM_STEPS),
+        description="The order in which an over-budget pack is trimmed.",
+    )
+
+
+class HealthSettings(_Section):
+    max_records_validated: int = Field(
+        default=10000, ge=1, description="Records of a Kind re-validated before sampling."
+    )
+    max_examples: int = Field(default=5, ge=1, description="Example keys per violation group.")
+    max_duplicate_groups: int = Field(
+        default=50, ge=1, description="Duplicate groups listed per Attribute."
+    )
+    max_orphans: int = Field(default=50, ge=1, description="Orphan Links listed per Relation.")
+    statement_timeout_s: float = Field(
+        default=30.0, gt=0, description="Longest a health statement may run (PostgreSQL)."
+    )
+
+
+class SearchSettings(PageSettings):
+    default_limit: int = Field(default=20, ge=1, description="Hits when not asked.")
+    max_limit: int = Field(default=100, ge=1, description="Most hits a search answers.")
+    min_similarity: float = Field(
+        default=0.3, ge=0, le=1, description="Trigram similarity a spelling correction needs."
+    )
+
+
+class ResolveSettings(_Section):
+    max_text_chars: int = Field(default=500, ge=1, description="Longest text resolved.")
+    max_candidates: int = Field(default=20, ge=1, description="Candidates answered at most.")
+    max_indexed_values: int = Field(
+        default=200,
+        ge=1,
+        description="Strings of an Attribute are indexed for resolve when it has at most this "
+        "many distinct values (enums always, resolvable: true|false forces it).",
+    )
+    max_value_length: int = Field(
+        default=64, ge=1, description="Longest string value indexed for resolve."
+    )
+    min_similarity: float = Field(
+        default=0.4, ge=0, le=1, description="Trigram similarity of the similar-spelling level."
+    )
+    record_misses: bool = Field(
+        default=True, description="Keep the phrases nothing matched (governance suggestions)."
+    )
+
+
 class ReadSettings(_Section):
     records: PageSettings = Field(
         default_factory=PageSettings, description="GET .../records and Links pages."
@@ -154,6 +238,11 @@ class ReadSettings(_Section):
     neighborhood: NeighborhoodSettings = Field(
         default_factory=NeighborhoodSettings, description="POST /neighborhood."
     )
+    health: HealthSettings = Field(
+        default_factory=HealthSettings, description="GET /health and /kinds/{kind}/health."
+    )
+    search: SearchSettings = Field(default_factory=SearchSettings, description="POST /search.")
+    resolve: ResolveSettings = Field(default_factory=ResolveSettings, description="POST /resolve.")
 
 
 class StoreTraverseSettings(_Section):
@@ -201,6 +290,9 @@ class AgentsSettings(_Section):
     )
     explain: ExplainSettings = Field(
         default_factory=ExplainSettings, description="GET .../explain."
+    )
+    context: ContextSettings = Field(
+        default_factory=ContextSettings, description="POST /context: context packs."
     )
 
 

@@ -208,3 +208,15 @@ statistics = sa.Table(
     sa.Column("kinds", Json, nullable=False),
     sa.Column("counted_at", sa.String(32), nullable=False),
 )
+
+# -- the words of questions nothing resolved (POST /resolve, record_misses) -------------------
+
+resolve_misses = sa.Table(
+    "resolve_misses",
+    metadata,
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), primary_key=True),
+    sa.Column("phrase", sa.String(255), primary_key=True),
+    sa.Column("count", sa.Integer, nullable=False),
+    sa.Column("first_seen_at", sa.String(32), nullable=False),
+    sa.Column("last_seen_at", sa.String(32), nullable=False),
+)

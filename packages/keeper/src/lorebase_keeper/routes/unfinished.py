@@ -12,7 +12,6 @@ from lorebase_keeper.errors import NotImplementedYet
 router = APIRouter(tags=["unfinished"])
 
 PLANNED: dict[str, tuple[str, ...]] = {
-    "agent-reads": ("context", "search", "resolve", "health", "kinds/{kind}/health"),
     "writes": (
         "operations/{rest:path}",
         "proposals",
