@@ -18,6 +18,7 @@ import click
 from click.testing import CliRunner
 
 from lorebase_client.cli import main
+from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "client.md"
@@ -36,7 +37,8 @@ def command_paths() -> Iterator[tuple[str, ...]]:
             for name in sorted(command.commands):  # its own commands only, not plugins
                 yield from walk(command.commands[name], (*path, name))
 
-    for command in sorted(READ_COMMANDS, key=lambda command: command.name or ""):
+    commands = (*READ_COMMANDS, *AGENT_READ_COMMANDS)
+    for command in sorted(commands, key=lambda command: command.name or ""):
         yield from walk(command, (command.name or "",))
 
 

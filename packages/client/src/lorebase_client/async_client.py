@@ -425,6 +425,209 @@ class AsyncLorebaseClient:
         )
         return await self._json(request)
 
+    # -- agent reads: context packs, search, resolve, health ---------------------------------
+
+    @overload
+    async def context(
+        self,
+        domain: str,
+        *,
+        refs: Sequence[str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        search: str | None = None,
+        lens: str | None = None,
+        traits: Sequence[str] | None = None,
+        relations: Sequence[str] | None = None,
+        depth: int | None = None,
+        budget_tokens: int | None = None,
+        include_schema: bool | None = None,
+        include_recent_changes: bool | None = None,
+        include_lineage: bool | None = None,
+        since: str | None = None,
+        branch: str | None = None,
+        format: Literal["json"] = "json",
+        etag: str | None = None,
+    ) -> Answer: ...
+
+    @overload
+    async def context(
+        self,
+        domain: str,
+        *,
+        refs: Sequence[str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        search: str | None = None,
+        lens: str | None = None,
+        traits: Sequence[str] | None = None,
+        relations: Sequence[str] | None = None,
+        depth: int | None = None,
+        budget_tokens: int | None = None,
+        include_schema: bool | None = None,
+        include_recent_changes: bool | None = None,
+        include_lineage: bool | None = None,
+        since: str | None = None,
+        branch: str | None = None,
+        format: Literal["markdown"],
+        etag: str | None = None,
+    ) -> Text: ...
+
+    @overload
+    async def context(
+        self,
+        domain: str,
+        *,
+        refs: Sequence[str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        search: str | None = None,
+        lens: str | None = None,
+        traits: Sequence[str] | None = None,
+        relations: Sequence[str] | None = None,
+        depth: int | None = None,
+        budget_tokens: int | None = None,
+        include_schema: bool | None = None,
+        include_recent_changes: bool | None = None,
+        include_lineage: bool | None = None,
+        since: str | None = None,
+        branch: str | None = None,
+        format: ExplainFormat,
+        etag: str | None = None,
+    ) -> Answer | Text: ...
+
+    async def context(
+        self,
+        domain: str,
+        *,
+        refs: Sequence[str] | None = None,
+        query: Mapping[str, Any] | None = None,
+        search: str | None = None,
+        lens: str | None = None,
+        traits: Sequence[str] | None = None,
+        relations: Sequence[str] | None = None,
+        depth: int | None = None,
+        budget_tokens: int | None = None,
+        include_schema: bool | None = None,
+        include_recent_changes: bool | None = None,
+        include_lineage: bool | None = None,
+        since: str | None = None,
+        branch: str | None = None,
+        format: ExplainFormat = "json",
+        etag: str | None = None,
+    ) -> Answer | Text:
+        """A context pack (agents.md section 1): give exactly one of `refs`, `query`, `search`.
+
+        `format="markdown"` answers the pack as Markdown text for a prompt (a `Text`).
+        """
+        members = {
+            "refs": refs,
+            "query": query,
+            "search": search,
+            "lens": lens,
+            "traits": traits,
+            "relations": relations,
+            "depth": depth,
+            "budget_tokens": budget_tokens,
+            "include_schema": include_schema,
+            "include_recent_changes": include_recent_changes,
+            "include_lineage": include_lineage,
+            "since": since,
+            "branch": branch,
+            "format": format if format == "markdown" else None,
+        }
+        request = routes.context(domain, members, etag=etag)
+        if request.expect == "markdown":
+            return text_answer(await self._send(request))
+        return await self._json(request)
+
+    async def search(
+        self,
+        domain: str,
+        q: str,
+        *,
+        kinds: Sequence[str] | None = None,
+        traits: Sequence[str] | None = None,
+        lens: str | None = None,
+        mode: Literal["lexical", "semantic", "hybrid"] | None = None,
+        query_vector: Sequence[float] | None = None,
+        limit: int | None = None,
+        branch: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """Records by text (or by vector), by Kind, Trait or lens."""
+        members = {
+            "q": q,
+            "kinds": kinds,
+            "traits": traits,
+            "lens": lens,
+            "mode": mode,
+            "query_vector": query_vector,
+            "limit": limit,
+            "branch": branch,
+        }
+        return await self._json(routes.search(domain, members, etag=etag))
+
+    async def resolve(
+        self,
+        domain: str,
+        text: str,
+        *,
+        query_vector: Sequence[float] | None = None,
+        record_misses: bool | None = None,
+        coverage: bool | None = None,
+        branch: str | None = None,
+        at: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """Which Kinds, Attributes and stored values the words of a question mean."""
+        members = {
+            "text": text,
+            "query_vector": query_vector,
+            "record_misses": record_misses,
+            "coverage": coverage,
+            "branch": branch,
+            "at": at,
+        }
+        return await self._json(routes.resolve(domain, members, etag=etag))
+
+    @overload
+    async def health(
+        self,
+        domain: str,
+        kind: str | None = None,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: Literal["json"] = "json",
+        etag: str | None = None,
+    ) -> Answer: ...
+
+    @overload
+    async def health(
+        self,
+        domain: str,
+        kind: str | None = None,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: Literal["markdown"],
+        etag: str | None = None,
+    ) -> Text: ...
+
+    async def health(
+        self,
+        domain: str,
+        kind: str | None = None,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: ExplainFormat = "json",
+        etag: str | None = None,
+    ) -> Answer | Text:
+        """How sound the data of a branch is (agents.md section 6), for one Kind or all."""
+        request = routes.health(domain, kind, branch=branch, at=at, format=format, etag=etag)
+        if request.expect == "markdown":
+            return text_answer(await self._send(request))
+        return await self._json(request)
+
     # -- Revisions, branches and tags ---------------------------------------------------------
 
     async def diff(

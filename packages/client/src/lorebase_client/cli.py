@@ -1,7 +1,7 @@
 """The `lorebase` program.
 
-The read commands (schema, record, query, traverse, diff, branch) talk to a Keeper over HTTP
-(cli_reads.py). Commands that run against a database on this machine (serve, import, log, key,
+The read commands (schema, record, query, traverse, diff, branch; context, search, resolve,
+health) talk to a Keeper over HTTP (cli_reads.py, cli_agent_reads.py). Commands that run against a database on this machine (serve, import, log, key,
 grant) come from installed packages through the `lorebase.commands` entry points (plugins.py), so
 this package stays free of server code.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS
 from lorebase_client.connection import VERSION
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
@@ -21,7 +22,7 @@ def main() -> None:
     """Lorebase: governed, versioned knowledge graphs for AI agents."""
 
 
-for _command in READ_COMMANDS:
+for _command in (*READ_COMMANDS, *AGENT_READ_COMMANDS):
     main.add_command(_command)
 
 

@@ -142,7 +142,7 @@ def _json_option(value: str | None, what: str) -> Any:
         raise click.BadParameter(f"not JSON: {error}", param_hint=what) from error
 
 
-def _json_object(text: str, what: str) -> dict[str, Any]:
+def json_object(text: str, what: str) -> dict[str, Any]:
     try:
         document = json.loads(text)
     except ValueError as error:
@@ -367,7 +367,7 @@ def query_command(
         lorebase query --kind Supplier --where '{"attr": "tier", "op": "eq", "value": 1}'
         echo '{"kind": "Part", "limit": 5}' | lorebase query -
     """
-    document = _json_object(file.read(), "FILE") if file is not None else None
+    document = json_object(file.read(), "FILE") if file is not None else None
     if document is None and kind is None and trait is None:
         raise click.UsageError("give a query document (FILE, or - for stdin) or --kind/--trait")
     predicate = _json_option(where, "--where")

@@ -59,10 +59,15 @@ def _get(
 
 
 def _post(
-    domain: str, route: str, body: Mapping[str, Any], *, etag: str | None = None
+    domain: str,
+    route: str,
+    body: Mapping[str, Any],
+    *,
+    etag: str | None = None,
+    expect: Expect = "json",
 ) -> ApiRequest:
     document = {name: value for name, value in body.items() if value is not None}
-    return ApiRequest("POST", domain_path(domain, route), body=document, etag=etag)
+    return ApiRequest("POST", domain_path(domain, route), body=document, etag=etag, expect=expect)
 
 
 # -- the caller and the Domains ---------------------------------------------------------------
@@ -250,6 +255,47 @@ def neighborhood(
         "at": at,
     }
     return _post(domain, "neighborhood", body, etag=etag)
+
+
+# -- agent reads: context packs, search, resolve, health -------------------------------------
+
+
+def context(domain: str, members: Mapping[str, Any], *, etag: str | None = None) -> ApiRequest:
+    """POST /context: the members that are not None; `format: markdown` expects text."""
+    body = query_members(**members)
+    expect: Expect = "markdown" if body.get("format") == "markdown" else "json"
+    return _post(domain, "context", body, etag=etag, expect=expect)
+
+
+def search(domain: str, members: Mapping[str, Any], *, etag: str | None = None) -> ApiRequest:
+    return _post(domain, "search", query_members(**members), etag=etag)
+
+
+def resolve(domain: str, members: Mapping[str, Any], *, etag: str | None = None) -> ApiRequest:
+    return _post(domain, "resolve", query_members(**members), etag=etag)
+
+
+def health(
+    domain: str,
+    kind: str | None,
+    *,
+    branch: str | None,
+    at: str | None,
+    format: ExplainFormat,
+    etag: str | None,
+) -> ApiRequest:
+    if kind is None:
+        path = domain_path(domain, "health")
+    else:
+        path = domain_path(domain, "kinds", segment(kind, "Kind"), "health")
+    return _get(
+        path,
+        etag=etag,
+        expect=format,
+        branch=branch,
+        at=at,
+        format="markdown" if format == "markdown" else None,
+    )
 
 
 # -- Revisions, branches and tags -------------------------------------------------------------
