@@ -41,6 +41,7 @@ from lorebase_store.reads import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.row_writes import RowWrites
 from lorebase_store.schemas import save_schema, schema_by_digest
+from lorebase_store.search.index import RecordWrite, index_records, reindex_branch
 from lorebase_store.statistics import StatisticsDelta, apply_delta
 from lorebase_store.views import Segment, load_branch, load_domain_and_branch, segments
 
@@ -250,6 +251,8 @@ class _Commit:
         self.connection.execute(
             _MOVE_HEAD, {"id_": self.branch.id, "head_seq": self.seq, "head_revision": revision_id}
         )
+        if schema_changed:  # what is indexed of each Record depends on its Kind's Attributes
+            reindex_branch(self.connection, self.branch.id, self.schema)
         if self.on_default_branch:
             apply_delta(
                 self.connection,
@@ -348,6 +351,7 @@ class _Commit:
         current = self._records_now(kind_name, [key for key, _, _ in keyed])
         writes = RowWrites(t.records, self.branch.id, self.seq, self.revision_pk)
         deleted: list[tuple[str, str]] = []
+        indexed: list[RecordWrite] = []
         for key, change, values in keyed:
             before = current.get(key)
             if isinstance(change, DeleteRecord):
@@ -359,6 +363,7 @@ class _Commit:
             if written is None:
                 continue
             writes.put((key,), before, written.row(kind_name, key))
+            indexed.append((key, written.deleted, written.values))
             if self.on_default_branch:
                 self.statistics.record_changed(
                     kind_name,
@@ -369,6 +374,7 @@ class _Commit:
                 -1, True, self.seq, written.deleted, written.values, written.provenance
             )
         self.planner.wrote(t.records, writes.flush(self.connection))
+        index_records(self.connection, self.branch.id, self.schema, kind_name, indexed)
         for key, source in deleted:
             self._delete_links_of(kind_name, key, source)
 

@@ -1,7 +1,7 @@
 """Engines for the two backends: embedded SQLite (the default) and PostgreSQL (psycopg 3).
 
 SQLite runs through `sqlean.py`, a drop-in `sqlite3` built with loadable extensions (the standard
-library's module here cannot load sqlite-vec). Writers take SQLite's write lock when their
+library's module here cannot load sqlite-vec, which every connection loads). Writers take SQLite's write lock when their
 transaction begins (`BEGIN IMMEDIATE`), so concurrent commits queue instead of failing halfway.
 """
 
@@ -14,6 +14,7 @@ from typing import Any
 
 import sqlalchemy as sa
 import sqlean
+import sqlite_vec
 
 from lorebase_core.errors import BadRequest
 from lorebase_core.schema import canonical_json
@@ -69,6 +70,10 @@ def _sqlite_engine(url: str, busy_timeout_ms: int) -> sa.Engine:
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
+        # sqlite-vec: vector distances in SQL (semantic search, docs/search.md)
+        dbapi_connection.enable_load_extension(True)
+        sqlite_vec.load(dbapi_connection)
+        dbapi_connection.enable_load_extension(False)
         cursor = dbapi_connection.cursor()
         for pragma in (
             "journal_mode=WAL",

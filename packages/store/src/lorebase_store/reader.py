@@ -6,22 +6,27 @@ Revision, the one the answer names.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from functools import cached_property
 
 import sqlalchemy as sa
 
 from lorebase_core.access import ReadScope
+from lorebase_core.context.pack import LineageEntry, RecentChange
 from lorebase_core.graph_requests import NeighborhoodRequest, TraverseRequest
 from lorebase_core.query import Query
 from lorebase_core.schema import Schema
-from lorebase_store import graph, reads
+from lorebase_core.search_request import SearchRequest
+from lorebase_store import context_reads, graph, reads
 from lorebase_store import history as history_reads
 from lorebase_store import tables as t
+from lorebase_store.context_reads import SeedVersion
 from lorebase_store.engine import read_transaction
 from lorebase_store.graph import NeighborhoodResult, TraverseResult
+from lorebase_store.health import HealthLimits, HealthReport, check_health
 from lorebase_store.query import QueryResult, run_query
+from lorebase_store.resolve_misses import ResolveMiss, read_misses
 from lorebase_store.results import (
     HistoryPage,
     Lineage,
@@ -30,7 +35,11 @@ from lorebase_store.results import (
     RevisionInfo,
 )
 from lorebase_store.schemas import schema_by_digest
+from lorebase_store.search import SearchResult
+from lorebase_store.search import run as search_run
+from lorebase_store.search import vectors as search_vectors
 from lorebase_store.statistics import Statistics, read_statistics
+from lorebase_store.value_index import ValueIndex, value_index
 from lorebase_store.views import View, make_view, resolve_revision, revisions_by_pk
 
 # A Revision's schema never changes: its digest is looked up once per process.
@@ -169,10 +178,67 @@ class Reader:
             max_fanout=max_fanout,
         )
 
+    # -- health of the data (docs/health.md) --------------------------------------------------
+    def health(
+        self, kinds: Iterable[str], relations: Iterable[str], limits: HealthLimits
+    ) -> HealthReport:
+        """The health of these Kinds and Relations at the Revision read."""
+        return check_health(self.connection, self.view, self.schema, kinds, relations, limits)
+
+    # -- context packs -----------------------------------------------------------------------
+    def seed_versions(self, refs: Iterable[tuple[str, str]]) -> dict[str, SeedVersion]:
+        """The live versions of context pack seeds `(kind, key)`, by reference."""
+        return context_reads.seed_versions(self.connection, self.view, refs)
+
+    def lineage_entries(self, seeds: Iterable[SeedVersion]) -> list[LineageEntry]:
+        """Per seed, the Attributes each Revision set last, newest first."""
+        return context_reads.lineage_entries(self.connection, seeds)
+
+    def recent_changes(
+        self, records: Mapping[str, Collection[str]], *, limit: int, since: str | None = None
+    ) -> list[RecentChange]:
+        """The latest changes of some Records (keys by Kind) on the branch, newest first."""
+        return context_reads.recent_changes(
+            self.connection, self.view, records, limit=limit, since=since
+        )
+
     # -- statistics --------------------------------------------------------------------------
     def statistics(self) -> Statistics | None:
         """Statistics of the Domain's default branch (None when never counted)."""
         return read_statistics(self.connection, self.view.domain.id)
+
+    # -- search (docs/search.md) -------------------------------------------------------------
+    def search(
+        self, request: SearchRequest, scope: ReadScope, *, min_similarity: float = 0.3
+    ) -> SearchResult:
+        """A search at the head of the branch read (`lorebase_store.search.search`)."""
+        return search_run.search(
+            self.connection,
+            self.view,
+            self.schema,
+            scope,
+            request,
+            min_similarity=min_similarity,
+        )
+
+    def vectors_stamp(self, model: str) -> str:
+        """Changes whenever a stored vector of the model does (vectors have no Revision)."""
+        return search_vectors.vectors_stamp(self.connection, self.view.domain.id, model)
+
+    # -- resolve (docs/resolve.md) -----------------------------------------------------------
+    def value_index(self, *, max_indexed_values: int, max_value_length: int) -> ValueIndex:
+        """The values POST /resolve matches words against, counted at this Revision."""
+        return value_index(
+            self.connection,
+            self.view,
+            self.schema,
+            max_indexed_values=max_indexed_values,
+            max_value_length=max_value_length,
+        )
+
+    def resolve_misses(self) -> list[ResolveMiss]:
+        """The phrases POST /resolve recorded as unknown in this Domain, most frequent first."""
+        return read_misses(self.connection, self.view.domain.id)
 
 
 @contextmanager

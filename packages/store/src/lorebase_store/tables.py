@@ -220,3 +220,39 @@ resolve_misses = sa.Table(
     sa.Column("first_seen_at", sa.String(32), nullable=False),
     sa.Column("last_seen_at", sa.String(32), nullable=False),
 )
+
+# -- search (docs/search.md): documents and vocabulary per branch, vectors per Record ----------
+
+search_documents = sa.Table(
+    "search_documents",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("branch_id", sa.Integer, nullable=False),
+    sa.Column("kind", sa.String(63), nullable=False),
+    sa.Column("record_key", sa.String(1024), nullable=False),
+    sa.Column("deleted", sa.Boolean, nullable=False),
+    sa.Column("title", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Index("ix_search_documents_record", "branch_id", "kind", "record_key", unique=True),
+)
+
+search_terms = sa.Table(
+    "search_terms",
+    metadata,
+    sa.Column("branch_id", sa.Integer, primary_key=True),
+    sa.Column("term", sa.String(255), primary_key=True),
+    sa.Column("documents", sa.Integer, nullable=False),
+)
+
+record_vectors = sa.Table(
+    "record_vectors",
+    metadata,
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), primary_key=True),
+    sa.Column("kind", sa.String(63), primary_key=True),
+    sa.Column("record_key", sa.String(1024), primary_key=True),
+    sa.Column("model", sa.String(255), primary_key=True),
+    sa.Column("dimensions", sa.Integer, nullable=False),
+    sa.Column("vector", Json, nullable=False),
+    sa.Column("updated_at", sa.String(32), nullable=False),
+    sa.Column("updated_by", sa.String(255), nullable=False),
+)

@@ -1,11 +1,16 @@
-"""GET /health and /kinds/{kind}/health (agents.md): not built yet, answers 501 naming the missing piece."""
+"""The health of the data: GET /health and /kinds/{kind}/health (agents.md section 6)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any
 
-from lorebase_keeper.errors import NotImplementedYet
+from fastapi import APIRouter, Request, Response
+
+from lorebase_keeper.answers import stamped
+from lorebase_keeper.health_report import health_json, health_markdown
+from lorebase_keeper.reading import Read, domain_read
 from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.parameters import AT, BRANCH, FORMAT
 from lorebase_keeper.segments import SegmentRoute
 
 router = APIRouter(
@@ -16,13 +21,48 @@ router = APIRouter(
 )
 
 
-@router.get("/health", summary="Health of the data (not built yet)", include_in_schema=False)
-def domain_health(domain: str) -> None:
-    raise NotImplementedYet("GET /health is not served yet", missing="health")
+def _answer(request: Request, read: Read, kind: str | None, markdown: bool) -> Response:
+    def compute(_etag: str) -> Any:
+        document = health_json(read, kind=kind)
+        return health_markdown(document) if markdown else document
+
+    return stamped(
+        request,
+        read.keeper.cache,
+        revision=read.reader.revision,
+        scope=read.scope,
+        compute=compute,
+        markdown=markdown,
+    )
 
 
 @router.get(
-    "/kinds/{kind}/health", summary="Health of a Kind (not built yet)", include_in_schema=False
+    "/health",
+    summary="How sound the data of a branch is: violations, duplicates, orphans, gaps",
 )
-def kind_health(domain: str, kind: str) -> None:
-    raise NotImplementedYet("GET /kinds/{kind}/health is not served yet", missing="health")
+def domain_health(
+    request: Request,
+    domain: str,
+    branch: BRANCH = None,
+    at: AT = None,
+    format: FORMAT = "json",
+) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        return _answer(request, read, None, format == "markdown")
+
+
+@router.get(
+    "/kinds/{kind}/health",
+    summary="The health report of one Kind and its Relations",
+)
+def kind_health(
+    request: Request,
+    domain: str,
+    kind: str,
+    branch: BRANCH = None,
+    at: AT = None,
+    format: FORMAT = "json",
+) -> Response:
+    with domain_read(request, domain, branch=branch, at=at) as read:
+        read.scope.kind(read.reader.schema, kind)  # unknown and unreadable Kinds answer alike
+        return _answer(request, read, kind, format == "markdown")

@@ -1,12 +1,24 @@
-"""POST /search and POST /resolve (agents.md): not built yet, answers 501 naming the missing piece."""
+"""POST /search (docs/search.md) and PUT .../vector, the vectors semantic search compares."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated, Any
 
-from lorebase_keeper.errors import NotImplementedYet
+from fastapi import APIRouter, Body, Request, Response
+
+from lorebase_core.errors import InvalidInput, Issue, RecordNotFound
+from lorebase_core.search_request import (
+    SearchInvalid,
+    SemanticUnavailable,
+    parse_search,
+    vector_issues,
+)
+from lorebase_keeper.answers import plain, stamped
+from lorebase_keeper.reading import domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_store.engine import write_transaction
+from lorebase_store.search import put_vector
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -16,11 +28,107 @@ router = APIRouter(
 )
 
 
-@router.post("/search", summary="Search Records (not built yet)", include_in_schema=False)
-def search(domain: str) -> None:
-    raise NotImplementedYet("POST /search is not served yet", missing="search")
+@router.post("/search", summary="Search Records by text or vector, by Kind, Trait or lens")
+def search(
+    request: Request,
+    domain: str,
+    body: Annotated[
+        Any,
+        Body(
+            description="q, kinds, traits, lens, mode (lexical, semantic, hybrid), query_vector, "
+            "limit, values, branch (docs/search.md). Search reads the branch head.",
+            examples=[{"q": "bering", "kinds": ["Part"], "limit": 10}],
+        ),
+    ],
+) -> Response:
+    document = _search_document(body)
+    branch = document.get("branch")
+    if branch is not None and not isinstance(branch, str):
+        raise InvalidInput(
+            "branch must be a string", [Issue("branch", "expected a string", "type")]
+        )
+    with domain_read(request, domain, branch=branch) as read:
+        limits = read.keeper.settings.read.search
+        parsed = parse_search(
+            document,
+            read.reader.schema,
+            read.scope,
+            default_limit=limits.default_limit,
+            max_limit=limits.max_limit,
+        )
+        stamp: dict[str, Any] = {"request": body}
+        if parsed.model is not None:  # vectors have no Revision: their state joins the ETag
+            stamp["vectors"] = read.reader.vectors_stamp(parsed.model)
+
+        def compute(_etag: str) -> dict[str, Any]:
+            result = read.reader.search(parsed, read.scope, min_similarity=limits.min_similarity)
+            return {**read.stamp(), **result.to_json()}
+
+        return stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+            body=stamp,
+        )
 
 
-@router.post("/resolve", summary="Resolve words (not built yet)", include_in_schema=False)
-def resolve(domain: str) -> None:
-    raise NotImplementedYet("POST /resolve is not served yet", missing="resolve")
+def _search_document(body: Any) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise InvalidInput(
+            "The request body must be a JSON object", [Issue("", "expected an object", "type")]
+        )
+    return body
+
+
+@router.put(
+    "/kinds/{kind}/records/{key}/vector",
+    summary="Store the embedding vector of a Record (needs operation.execute)",
+)
+def put_record_vector(
+    request: Request,
+    domain: str,
+    kind: str,
+    key: str,
+    body: Annotated[
+        Any,
+        Body(
+            description="model (the schema's search.embedding model) and vector "
+            "(search.embedding.dimensions numbers). Stored per Record, not per Revision.",
+            examples=[{"model": "all-MiniLM-L6-v2", "vector": [0.1, 0.2, 0.3]}],
+        ),
+    ],
+) -> Response:
+    document = _search_document(body)
+    with domain_read(request, domain) as read:
+        read.principal.require("operation.execute", domain, read.branch)
+        schema = read.reader.schema
+        read.scope.kind(schema, kind)
+        embedding = schema.search.embedding
+        if embedding is None:
+            raise SemanticUnavailable(
+                f"Domain {domain!r} declares no search.embedding: vectors cannot be stored",
+                [Issue("model", "the schema declares no search.embedding", "semantic_unavailable")],
+            )
+        issues = vector_issues(document.get("vector"), embedding.dimensions, "vector")
+        if document.get("model") != embedding.model:
+            issues.append(
+                Issue("model", f"expected the schema's model {embedding.model!r}", "bad-value")
+            )
+        issues += [
+            Issue(str(name), "unknown member; use model, vector", "unknown-member")
+            for name in document
+            if name not in ("model", "vector")
+        ]
+        if issues:
+            raise SearchInvalid("The vector was refused", issues)
+        if read.reader.get_record(kind, key) is None:
+            raise RecordNotFound(f"{kind} {key!r} does not exist on {read.branch!r}")
+        domain_id = read.reader.view.domain.id
+    store = keeper_of(request).store
+    with write_transaction(store.engine) as connection:
+        stored = put_vector(
+            connection, domain_id, kind, key, embedding.model, document["vector"], read.principal.id
+        )
+    return plain({"domain": domain, **stored})

@@ -1,0 +1,55 @@
+"""Context packs (agents.md section 1): the request, lenses and Traits, sections and the budget.
+
+Pure: Keeper reads the graph and the history through the store and assembles the pack
+(`lorebase_keeper.context_pack`).
+"""
+
+from lorebase_core.context.budget import Renderer, Trimmed, estimate_tokens, trim
+from lorebase_core.context.lenses import LensUnknown, LensView, resolve_lens, trait_kinds
+from lorebase_core.context.pack import (
+    LineageEntry,
+    Pack,
+    PackLink,
+    PackRecord,
+    PackSchema,
+    RecentChange,
+    SchemaAttribute,
+    SchemaKind,
+    SchemaRelation,
+    Section,
+    render_json_section,
+    section_json,
+)
+from lorebase_core.context.request import (
+    ContextLimits,
+    ContextRequest,
+    ContextRequestInvalid,
+    parse_context,
+)
+
+__all__ = [
+    "ContextLimits",
+    "ContextRequest",
+    "ContextRequestInvalid",
+    "LensUnknown",
+    "LensView",
+    "LineageEntry",
+    "Pack",
+    "PackLink",
+    "PackRecord",
+    "PackSchema",
+    "RecentChange",
+    "Renderer",
+    "SchemaAttribute",
+    "SchemaKind",
+    "SchemaRelation",
+    "Section",
+    "Trimmed",
+    "estimate_tokens",
+    "parse_context",
+    "render_json_section",
+    "resolve_lens",
+    "section_json",
+    "trait_kinds",
+    "trim",
+]

@@ -1,0 +1,257 @@
+"""Assembling a context pack (agents.md section 1) from one Reader, at one Revision.
+
+The reads: the seeds (the refs, or one query statement), the neighborhood walk (batched hop by
+hop), the seeds' live versions (one statement per seed Kind), and, when included, the versions of
+the pack's Records for recent changes (one statement per Kind) and the Revisions the changes and
+the lineage name (one statement each). No read is per Record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request, Response
+
+from lorebase_core.context import (
+    ContextLimits,
+    ContextRequest,
+    Pack,
+    PackLink,
+    PackRecord,
+    PackSchema,
+    SchemaAttribute,
+    SchemaKind,
+    SchemaRelation,
+    render_json_section,
+    section_json,
+    trim,
+)
+from lorebase_core.errors import RecordNotFound
+from lorebase_core.graph_requests import NeighborhoodRequest
+from lorebase_core.refs import RecordRef
+from lorebase_core.schema import Schema
+from lorebase_core.search_request import SearchRequest
+from lorebase_keeper.answers import stamped
+from lorebase_keeper.context_markdown import markdown_document, render_markdown_section
+from lorebase_keeper.reading import Read
+from lorebase_platform.settings import Settings
+from lorebase_store.graph import NeighborhoodResult
+
+
+def context_limits(settings: Settings) -> ContextLimits:
+    context = settings.agents.context
+    query = settings.read.query
+    return ContextLimits(
+        default_budget_tokens=context.default_budget_tokens,
+        max_budget_tokens=context.max_budget_tokens,
+        default_depth=context.default_depth,
+        max_depth=context.max_depth,
+        max_seeds=context.max_seeds,
+        query_max_predicates=query.max_predicates,
+        query_max_hops=query.max_hops,
+    )
+
+
+def context_answer(request: Request, read: Read, parsed: ContextRequest, body: Any) -> Response:
+    """The pack as a revision-stamped answer (304 and the answer cache through `stamped`)."""
+    return stamped(
+        request,
+        read.keeper.cache,
+        revision=read.reader.revision,
+        scope=read.scope,
+        compute=lambda etag: build_pack(read, parsed, etag),
+        body=body,
+        markdown=parsed.format == "markdown",
+    )
+
+
+def _seed_refs(read: Read, parsed: ContextRequest) -> tuple[RecordRef, ...]:
+    if parsed.refs is not None:
+        return parsed.refs
+    if parsed.search is not None:
+        return _search_seeds(read, parsed, parsed.search)
+    assert parsed.query is not None
+    if not parsed.query.kinds:
+        return ()  # the lens or Traits leave none of the query's Kinds
+    result = read.reader.query(parsed.query, read.scope)
+    return tuple(sorted({RecordRef(row.kind, row.key) for row in result.records}, key=str))
+
+
+def _search_seeds(read: Read, parsed: ContextRequest, text: str) -> tuple[RecordRef, ...]:
+    """The best lexical hits among the Kinds the lens or Traits allow (all readable ones else)."""
+    schema = read.reader.schema
+    kinds = tuple(
+        kind
+        for kind in read.scope.visible_kinds(schema)
+        if parsed.kinds is None or kind in parsed.kinds
+    )
+    if not kinds:
+        return ()
+    settings = read.keeper.settings
+    request = SearchRequest(
+        q=text, kinds=kinds, limit=settings.agents.context.max_seeds, values=False
+    )
+    result = read.reader.search(
+        request, read.scope, min_similarity=settings.read.search.min_similarity
+    )
+    return tuple(sorted({RecordRef(hit.kind, hit.key) for hit in result.hits}, key=str))
+
+
+def _walk(read: Read, parsed: ContextRequest, seeds: tuple[RecordRef, ...]) -> NeighborhoodResult:
+    settings = read.keeper.settings
+    context, limits = settings.agents.context, settings.read.neighborhood
+    result = read.reader.neighborhood(
+        NeighborhoodRequest(
+            refs=seeds,
+            depth=parsed.depth,
+            relations=parsed.relations,
+            values=True,
+            kinds=parsed.kinds,
+        ),
+        read.scope,
+        max_records=min(context.max_neighbors, limits.max_records),
+        max_links=min(context.max_links, limits.max_links),
+        max_fanout=settings.store.traverse.max_fanout,
+    )
+    if result.missing:
+        missing = list(result.missing)
+        raise RecordNotFound(
+            f"{', '.join(missing)} {'does' if len(missing) == 1 else 'do'} not exist on branch "
+            f"{read.branch!r}; give refs of live Records",
+            missing=missing,
+        )
+    return result
+
+
+def _schema_section(schema: Schema, pack: Pack) -> PackSchema:
+    """The Kinds and Relations present in the pack, in declared order."""
+    kinds = {record.kind for record in (*pack.seeds, *pack.neighbors)}
+    relations = {link.relation for link in pack.links}
+    return PackSchema(
+        tuple(
+            SchemaKind(
+                name,
+                kind.description,
+                tuple(kind.key),
+                kind.title,
+                tuple(
+                    SchemaAttribute(attr, rules.type, rules.description)
+                    for attr, rules in kind.attributes.items()
+                ),
+            )
+            for name, kind in schema.kinds.items()
+            if name in kinds
+        ),
+        tuple(
+            SchemaRelation(
+                name,
+                relation.inverse,
+                relation.from_kind,
+                relation.to_kind,
+                relation.cardinality,
+                relation.description,
+                tuple(
+                    SchemaAttribute(attr, rules.type, rules.description)
+                    for attr, rules in relation.attributes.items()
+                ),
+            )
+            for name, relation in schema.relations.items()
+            if name in relations
+        ),
+    )
+
+
+def _graph_pack(read: Read, parsed: ContextRequest) -> tuple[Pack, bool]:
+    """The seeds, neighbors and Links of the pack, and whether a graph cap cut them."""
+    seeds = _seed_refs(read, parsed)
+    if not seeds:
+        return Pack(()), False
+    result = _walk(read, parsed, seeds)
+    versions = read.reader.seed_versions((seed.kind, seed.key) for seed in result.seeds)
+    pack = Pack(
+        seeds=tuple(
+            PackRecord(
+                seed.ref,
+                seed.title,
+                dict(seed.values or {}),
+                0,
+                versions[seed.ref].revision if seed.ref in versions else None,
+            )
+            for seed in result.seeds
+        ),
+        neighbors=tuple(
+            PackRecord(record.ref, record.title, dict(record.values or {}), record.depth)
+            for record in result.neighbors
+        ),
+        links=tuple(
+            PackLink(link.relation, link.from_ref, link.to_ref, dict(link.values or {}) or None)
+            for link in result.links
+        ),
+    )
+    return pack, result.capped
+
+
+def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] | str:
+    """The pack in the requested format: a JSON-ready document or the Markdown text."""
+    settings = read.keeper.settings.agents.context
+    pack, capped = _graph_pack(read, parsed)
+    omitted = dict(parsed.omitted)
+    schema = recent = lineage = None
+    if "schema" in parsed.sections:
+        schema = _schema_section(read.reader.schema, pack)
+    if "recent_changes" in parsed.sections:
+        if read.scope.history:
+            records: dict[str, set[str]] = {}
+            for record in (*pack.seeds, *pack.neighbors):
+                records.setdefault(record.kind, set()).add(record.ref.partition("/")[2])
+            recent = tuple(
+                read.reader.recent_changes(
+                    records, limit=settings.recent_changes, since=parsed.since
+                )
+            )
+        else:
+            omitted["recent_changes"] = "history-forbidden"
+    if "lineage" in parsed.sections:
+        versions = read.reader.seed_versions(
+            (seed.kind, seed.ref.partition("/")[2]) for seed in pack.seeds
+        )
+        lineage = tuple(read.reader.lineage_entries(versions[seed.ref] for seed in pack.seeds))
+    pack = Pack(pack.seeds, pack.neighbors, pack.links, schema, recent, lineage)
+    markdown = parsed.format == "markdown"
+    render = render_markdown_section if markdown else render_json_section
+    trimmed = trim(
+        pack,
+        render,
+        limit_tokens=parsed.budget_tokens,
+        chars_per_token=settings.chars_per_token,
+        order=settings.trim_order,
+    )
+    capped = capped or parsed.capped
+    over_budget = trimmed.used_tokens > parsed.budget_tokens
+    included = trimmed.pack.included()
+    if markdown:
+        return markdown_document(
+            domain=read.domain,
+            branch=read.branch,
+            revision=read.reader.revision,
+            used_tokens=trimmed.used_tokens,
+            limit_tokens=parsed.budget_tokens,
+            trimmed=trimmed.trimmed,
+            over_budget=over_budget,
+            capped=capped,
+            sections=[render_markdown_section(trimmed.pack, name) for name in included],
+        )
+    answer: dict[str, Any] = {**read.stamp(), "etag": etag}
+    for name in included:
+        answer[name] = section_json(trimmed.pack, name)
+    answer["budget"] = {
+        "limit_tokens": parsed.budget_tokens,
+        "used_tokens": trimmed.used_tokens,
+        "chars_per_token": settings.chars_per_token,
+        "sections": {name: trimmed.sections[name] for name in included},
+        "trimmed": [{"step": step, "count": count} for step, count in trimmed.trimmed],
+        "omitted": dict(sorted(omitted.items())),
+        "over_budget": over_budget,
+        "capped": capped,
+    }
+    return answer

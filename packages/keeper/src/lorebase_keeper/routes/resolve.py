@@ -1,0 +1,301 @@
+"""POST /resolve: the words of a question grounded in the schema and the stored values.
+
+See docs/resolve.md. The answer is Revision-stamped like every read; the phrases nothing matched
+are recorded (a side effect, after the answer is made) on every request that reads a branch head
+and allows it, whether the answer came from the cache, a 304 or was computed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Request, Response
+
+from lorebase_core.errors import InvalidInput, Issue
+from lorebase_core.resolve import (
+    UNKNOWN_REASON,
+    Candidate,
+    Resolution,
+    Term,
+    Vocabulary,
+    resolve_text,
+    vocabulary_entries,
+)
+from lorebase_core.search_request import SearchRequest
+from lorebase_keeper.answers import stamped
+from lorebase_keeper.reading import Read, domain_read, keeper_of
+from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.segments import SegmentRoute
+from lorebase_platform.settings import ResolveSettings
+from lorebase_store.resolve_misses import record_misses
+from lorebase_store.value_index import ValueCounts
+
+router = APIRouter(
+    prefix="/api/v1/domains/{domain}",
+    tags=["queries"],
+    route_class=SegmentRoute,
+    responses=READ_RESPONSES,
+)
+
+MEMBERS = ("text", "query_vector", "record_misses", "coverage", "branch", "at")
+MAX_VECTOR_DIMENSIONS = 16_000
+
+
+@dataclass(frozen=True)
+class ResolveRequest:
+    text: str
+    query_vector: tuple[float, ...] | None
+    record_misses: bool
+    coverage: bool
+    branch: str | None
+    at: str | None
+
+
+def parse_resolve(body: Any, limits: ResolveSettings) -> ResolveRequest:
+    """The request, or 422 listing every problem with its path."""
+    if not isinstance(body, dict):
+        raise InvalidInput(
+            "The request body must be a JSON object",
+            [Issue("", 'expected an object such as {"text": "open orders"}', "bad-type")],
+        )
+    issues = [
+        Issue(str(name), f"unknown member {name!r}; use {', '.join(MEMBERS)}", "unknown-member")
+        for name in body
+        if name not in MEMBERS
+    ]
+    text = body.get("text")
+    if not isinstance(text, str):
+        issues.append(Issue("text", "expected the words to resolve, as a string", "bad-type"))
+    elif not text.strip():
+        issues.append(Issue("text", "expected some words, not an empty text", "empty"))
+    elif len(text) > limits.max_text_chars:
+        issues.append(
+            Issue(
+                "text",
+                f"{len(text)} characters; at most {limits.max_text_chars} are resolved",
+                "too-long",
+            )
+        )
+    vector = body.get("query_vector")
+    if vector is not None and (
+        not isinstance(vector, list)
+        or not 1 <= len(vector) <= MAX_VECTOR_DIMENSIONS
+        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in vector)
+    ):
+        issues.append(
+            Issue(
+                "query_vector",
+                f"expected a list of 1 to {MAX_VECTOR_DIMENSIONS} numbers",
+                "bad-type",
+            )
+        )
+    for member in ("record_misses", "coverage"):
+        if body.get(member) is not None and not isinstance(body[member], bool):
+            issues.append(Issue(member, "expected true or false", "bad-type"))
+    for member in ("branch", "at"):
+        if body.get(member) is not None and not isinstance(body[member], str):
+            issues.append(Issue(member, "expected a string", "bad-type"))
+    if issues:
+        raise InvalidInput("The resolve request is not valid", issues)
+    return ResolveRequest(
+        text=str(text),
+        query_vector=tuple(float(x) for x in vector) if vector is not None else None,
+        record_misses=body.get("record_misses") is not False,
+        coverage=body.get("coverage") is not False,
+        branch=body.get("branch"),
+        at=body.get("at"),
+    )
+
+
+def _resolve(read: Read, parsed: ResolveRequest) -> tuple[Resolution, str | None]:
+    """The resolution of the text, and why the embedding level was skipped (None: it ran)."""
+    limits = read.keeper.settings.read.resolve
+    index = read.reader.value_index(
+        max_indexed_values=limits.max_indexed_values, max_value_length=limits.max_value_length
+    )
+    vocabulary = Vocabulary(vocabulary_entries(read.reader.schema, read.scope, index.values))
+    resolution = resolve_text(
+        parsed.text,
+        vocabulary,
+        min_similarity=limits.min_similarity,
+        max_candidates=limits.max_candidates,
+    )
+    reason = _skip_reason(read, parsed, resolution)
+    if reason is None:
+        found = _embedding_level(read, parsed, index.values)
+        resolution = replace(
+            resolution,
+            candidates=found[: limits.max_candidates],
+            truncated=len(found) > limits.max_candidates,
+        )
+    return resolution, reason
+
+
+NEAREST_RECORDS = 3
+"""Records the embedding level takes the values of (the nearest by cosine similarity)."""
+
+
+def _skip_reason(read: Read, parsed: ResolveRequest, resolution: Resolution) -> str | None:
+    """Why the embedding level is not tried, or None when it is."""
+    if resolution.candidates:
+        return "other levels matched"
+    if parsed.query_vector is None:
+        return "the request has no query_vector"
+    embedding = read.reader.schema.search.embedding
+    if embedding is None:
+        return "the Domain declares no embedding model (search.embedding)"
+    if len(parsed.query_vector) != embedding.dimensions:
+        return (
+            f"query_vector has {len(parsed.query_vector)} numbers, the model {embedding.dimensions}"
+        )
+    return None
+
+
+def _embedding_level(
+    read: Read, parsed: ResolveRequest, index: ValueCounts
+) -> tuple[Candidate, ...]:
+    """Value candidates from the indexed values of the Records nearest to the query_vector."""
+    schema = read.reader.schema
+    embedding = schema.search.embedding
+    assert embedding is not None
+    assert parsed.query_vector is not None
+    kinds = tuple(read.scope.visible_kinds(schema))
+    request = SearchRequest(
+        q="",
+        kinds=kinds,
+        mode="semantic",
+        query_vector=tuple(parsed.query_vector),
+        limit=NEAREST_RECORDS,
+        values=True,
+        model=embedding.model,
+    )
+    best: dict[tuple[str, str, str], Candidate] = {}
+    for hit in read.reader.search(request, read.scope).hits:
+        for attribute, value in sorted((hit.values or {}).items()):
+            counts = index.get((hit.kind, attribute))
+            if counts is None or not isinstance(value, str) or value not in counts:
+                continue  # only indexed values: never sensitive ones, never free text
+            rules = schema.kinds[hit.kind].attributes[attribute]
+            term = Term("value", hit.kind, attribute, rules.type, (value,), counts[value])
+            candidate = Candidate(term, round(hit.score, 6), "embedding", parsed.text)
+            known = best.get((hit.kind, attribute, value))
+            if known is None or known.score < candidate.score:
+                best[(hit.kind, attribute, value)] = candidate
+    return tuple(
+        sorted(best.values(), key=lambda candidate: (-candidate.score, candidate.term.order))
+    )
+
+
+def _coverage(read: Read, resolution: Resolution) -> dict[str, Any]:
+    """The coverage block of /query for the Kinds and Attributes of the candidates, and unknown."""
+    view = read.reader.view
+    block: dict[str, Any] = {"kinds": [], "attributes": [], "sources": [], "notes": []}
+    block["unknown"] = [
+        {"phrase": phrase, "reason": UNKNOWN_REASON} for phrase in resolution.unknown
+    ]
+    block["notes"] = [f"{phrase!r}: {UNKNOWN_REASON}" for phrase in resolution.unknown]
+    statistics = None
+    if view.branch.name != view.domain.default_branch or not view.at_head:
+        block["omitted"] = (
+            f"statistics describe the head of the default branch {view.domain.default_branch!r} "
+            "only; this read is not of it"
+        )
+    else:
+        statistics = read.reader.statistics()
+        if statistics is None:
+            block["omitted"] = "statistics of this Domain have not been counted yet"
+    if statistics is None:
+        return block
+    approximate = statistics.as_of != read.reader.revision
+    kinds = dict.fromkeys(candidate.term.kind for candidate in resolution.candidates)
+    for kind in kinds:
+        found = statistics.kinds.get(kind)
+        block["kinds"].append(
+            {
+                "kind": kind,
+                "records": found.records if found is not None else 0,
+                "as_of": statistics.as_of,
+                "approximate": approximate,
+            }
+        )
+    attributes = dict.fromkeys(
+        (candidate.term.kind, candidate.term.attribute)
+        for candidate in resolution.candidates
+        if candidate.term.attribute is not None
+    )
+    for kind, attribute in attributes:
+        if attribute is None:  # pragma: no cover - filtered above
+            continue
+        found = statistics.kinds.get(kind)
+        records = found.records if found is not None else 0
+        missing = found.missing(attribute) if found is not None else 0
+        ratio = round(missing / records, 4) if records else 0.0
+        block["attributes"].append(
+            {
+                "kind": kind,
+                "attribute": attribute,
+                "missing": ratio,
+                "missing_records": missing,
+                "used_in": ["resolve"],
+            }
+        )
+        if missing:
+            block["notes"].append(
+                f"{attribute} missing on {ratio * 100:.0f}% of {kind}: "
+                f"a filter on {attribute} excludes them"
+            )
+    return block
+
+
+@router.post("/resolve", summary="Ground the words of a question in the schema and values")
+def resolve(
+    request: Request,
+    domain: str,
+    body: Annotated[
+        Any,
+        Body(
+            description="text (the words), query_vector, record_misses, coverage, branch, at.",
+            examples=[{"text": "open purchase orders of high risk suppliers"}],
+        ),
+    ],
+) -> Response:
+    settings = keeper_of(request).settings
+    parsed = parse_resolve(body, settings.read.resolve)
+    with domain_read(request, domain, branch=parsed.branch, at=parsed.at) as read:
+        resolution, skip_reason = _resolve(read, parsed)
+
+        def compute(_etag: str) -> dict[str, Any]:
+            answer: dict[str, Any] = {**read.stamp()}
+            answer["candidates"] = [candidate.to_json() for candidate in resolution.candidates]
+            answer["truncated"] = resolution.truncated
+            answer["unmatched"] = list(resolution.unmatched)
+            answer["skipped"] = (
+                [{"level": "embedding", "reason": skip_reason}] if skip_reason else []
+            )
+            if parsed.coverage:
+                answer["coverage"] = _coverage(read, resolution)
+            return answer
+
+        embedding = read.reader.schema.search.embedding
+        digested = body
+        if skip_reason is None and embedding is not None:
+            # stored vectors are not versioned: the answer follows them at the same Revision
+            digested = {"request": body, "vectors": read.reader.vectors_stamp(embedding.model)}
+        response = stamped(
+            request,
+            read.keeper.cache,
+            revision=read.reader.revision,
+            scope=read.scope,
+            compute=compute,
+            body=digested,
+        )
+        domain_id = read.reader.view.domain.id
+    if (
+        parsed.record_misses
+        and not parsed.at
+        and settings.read.resolve.record_misses
+        and resolution.unknown
+    ):
+        record_misses(read.keeper.store.engine, domain_id, resolution.unknown)
+    return response

@@ -1,0 +1,123 @@
+"""The Relation part of the health report (see `lorebase_store.health`): Links, orphans, gaps.
+
+Per Relation, one statement counts the live Links and the orphans among them (anti-joins on the
+visible Records of both ends) and one lists orphans when there are some; for a Relation with
+`required_from`, one counts the Records of the from Kind without a Link and one lists them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import sqlalchemy as sa
+
+from lorebase_core.schema import Schema
+from lorebase_store import tables as t
+from lorebase_store.reads import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
+from lorebase_store.views import View
+
+if TYPE_CHECKING:
+    from lorebase_store.health import HealthLimits
+
+
+def _records_of(view: View, kind: str) -> sa.Subquery:
+    return visible_rows(
+        t.records, view.segments, RECORD_IDENTITY, lambda table: table.c.kind == kind
+    )
+
+
+@dataclass(frozen=True)
+class RelationHealth:
+    relation: str
+    from_kind: str
+    to_kind: str
+    links: int
+    orphans: int
+    orphan_examples: tuple[tuple[str, str], ...]
+    gaps: int | None
+    """Records of the from Kind without a Link (None unless the Relation has `required_from`)."""
+    gap_examples: tuple[str, ...]
+
+
+def relation_health(
+    connection: sa.Connection,
+    view: View,
+    schema: Schema,
+    relation_name: str,
+    limits: HealthLimits,
+) -> RelationHealth:
+    relation = schema.relations[relation_name]
+    links_q = visible_rows(
+        t.links, view.segments, LINK_IDENTITY, lambda table: table.c.relation == relation_name
+    )
+    from_q = _records_of(view, relation.from_kind)
+    to_q = _records_of(view, relation.to_kind)
+    orphan = sa.or_(
+        ~sa.exists().where(from_q.c.record_key == links_q.c.from_key, from_q.c.deleted.is_(False)),
+        ~sa.exists().where(to_q.c.record_key == links_q.c.to_key, to_q.c.deleted.is_(False)),
+    )
+    live_link = links_q.c.deleted.is_(False)
+    counts = connection.execute(
+        sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(sa.case((orphan, 1), else_=0)), 0))
+        .select_from(links_q)
+        .where(live_link)
+    ).one()
+    links, orphans = int(counts[0]), int(counts[1])
+    orphan_examples: tuple[tuple[str, str], ...] = ()
+    if orphans:
+        rows = connection.execute(
+            sa.select(links_q.c.from_key, links_q.c.to_key)
+            .where(live_link, orphan)
+            .order_by(links_q.c.from_key, links_q.c.to_key)
+            .limit(limits.max_orphans)
+        ).all()
+        orphan_examples = tuple((row.from_key, row.to_key) for row in rows)
+    gaps: int | None = None
+    gap_examples: tuple[str, ...] = ()
+    if relation.required_from:
+        gaps, gap_examples = _gaps(connection, view, relation_name, relation.from_kind, limits)
+    return RelationHealth(
+        relation_name,
+        relation.from_kind,
+        relation.to_kind,
+        links,
+        orphans,
+        orphan_examples,
+        gaps,
+        gap_examples,
+    )
+
+
+def _gaps(
+    connection: sa.Connection,
+    view: View,
+    relation_name: str,
+    from_kind: str,
+    limits: HealthLimits,
+) -> tuple[int, tuple[str, ...]]:
+    """Live Records of the from Kind without a live Link of a `required_from` Relation."""
+    records_q = _records_of(view, from_kind)
+    links_q = visible_rows(
+        t.links, view.segments, LINK_IDENTITY, lambda table: table.c.relation == relation_name
+    )
+    missing = sa.and_(
+        records_q.c.deleted.is_(False),
+        ~sa.exists().where(
+            links_q.c.from_key == records_q.c.record_key, links_q.c.deleted.is_(False)
+        ),
+    )
+    count = int(
+        connection.execute(
+            sa.select(sa.func.count()).select_from(records_q).where(missing)
+        ).scalar_one()
+    )
+    if not count:
+        return 0, ()
+    keys = connection.execute(
+        sa.select(records_q.c.record_key)
+        .where(missing)
+        .order_by(records_q.c.record_key)
+        .limit(limits.max_examples)
+    ).scalars()
+    return count, tuple(keys)
