@@ -33,9 +33,10 @@ pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 
 test: install lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
 
-bench: install ## benchmarks (bench/README.md): the store, then Keeper's reads over HTTP
+bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search
 	$(RUN) python bench/store/run.py
 	$(RUN) python bench/reads/run.py
+	$(RUN) python bench/context/run.py
 
 format: ## rewrite the code in the house format
 	$(RUN) ruff format .

@@ -42,6 +42,16 @@ USES = (2, 4)
 """`uses` Links from each Item: between 2 and 4 (uniformly), to other Items at random."""
 REPLACES = (0, 2)
 """`replaces` Links from each Item: between 0 and 2."""
+WORD_COLUMNS = ("family", "notes")
+"""With `words=True` (bench/context): two more string Attributes, for search and resolve."""
+FAMILIES = tuple(
+    f"{first}{second}"
+    for first in ("alder", "birch", "cedar", "maple")
+    for second in ("line", "works", "craft", "forge", "field", "stone")
+)
+"""The 24 values of `family` (few enough for POST /resolve to index them)."""
+NOTE_WORDS = 3
+"""Words in each Item's `notes`, drawn from `vocabulary()`."""
 
 SCHEMA_YAML = """\
 domain:
@@ -80,6 +90,11 @@ relations:
     description: The item replaces the other item.
 """
 
+WORDS_YAML = """\
+      family: {type: string}
+      notes: {type: string}
+"""
+
 IMPORT_YAML = """\
 domain: bench
 author: usr_bench
@@ -105,6 +120,28 @@ def item_row(number: int, rng: random.Random) -> dict[str, str]:
         "released": released.isoformat(),
         "status": rng.choice(STATUSES),
     }
+
+
+def vocabulary(size: int = 2000) -> list[str]:
+    """`size` distinct pronounceable words of 6 letters (3 syllables), in a fixed order."""
+    consonants, vowels = "bdfgklmnprstvz", "aeiou"
+    syllables = [c + v for c in consonants for v in vowels]
+    rng = random.Random(2026)
+    found: dict[str, None] = {}
+    while len(found) < size:
+        found["".join(rng.choice(syllables) for _ in range(3))] = None
+    return list(found)
+
+
+def word_values(records: int, seed: int) -> Iterator[dict[str, str]]:
+    """`family` and `notes` of Items 1..records, from a generator of their own."""
+    rng = random.Random(seed)
+    words = vocabulary()
+    for _number in range(records):
+        yield {
+            "family": rng.choice(FAMILIES),
+            "notes": " ".join(rng.sample(words, NOTE_WORDS)),
+        }
 
 
 def others(number: int, records: int, count: int, rng: random.Random) -> list[int]:
@@ -145,18 +182,27 @@ def write_dataset(
     seed: int = 7,
     *,
     links: bool = False,
+    words: bool = False,
     origin: str = "bench/store",
 ) -> Path:
-    """schema.yaml, import.yaml and data/Item.csv of `records` rows (and the Links' files)."""
+    """schema.yaml, import.yaml and data/Item.csv of `records` rows (and the Links' files).
+
+    With `words`, the Items also have `family` and `notes` (`word_values`, a generator of their
+    own: the other Attributes and the Links are the same as without them).
+    """
     (directory / "data").mkdir(parents=True)
-    schema = SCHEMA_YAML + (RELATIONS_YAML if links else "")
+    schema = SCHEMA_YAML + (WORDS_YAML if words else "") + (RELATIONS_YAML if links else "")
     (directory / "schema.yaml").write_text(schema, encoding="utf-8")
     (directory / "import.yaml").write_text(IMPORT_YAML.format(origin=origin), encoding="utf-8")
     rng = random.Random(seed)
     with (directory / "data" / f"{KIND}.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS + (WORD_COLUMNS if words else ()))
         writer.writeheader()
-        writer.writerows(item_row(number, rng) for number in range(1, records + 1))
+        rows = (item_row(number, rng) for number in range(1, records + 1))
+        if words:
+            extra = word_values(records, seed + 2)
+            rows = ({**row, **next(extra)} for row in rows)
+        writer.writerows(rows)
     if links:
         write_links(directory, records, seed + 1)
     return directory

@@ -375,6 +375,7 @@ class _Commit:
             )
         self.planner.wrote(t.records, writes.flush(self.connection))
         index_records(self.connection, self.branch.id, self.schema, kind_name, indexed)
+        self.planner.wrote(t.search_documents, len(indexed))
         for key, source in deleted:
             self._delete_links_of(kind_name, key, source)
 

@@ -56,14 +56,19 @@ def create_backend_objects(connection: sa.Connection) -> None:
         )
         return
     connection.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    # fastupdate off: a GIN index's pending list (filled by every commit) makes the planner
+    # price the index above a sequential scan; without it a search is 0.4 ms, not 20 (20k Items)
     connection.exec_driver_sql(
-        f"CREATE INDEX {PG_TEXT_INDEX} ON search_documents USING gin (({PG_TEXT}) gin_trgm_ops)"
+        f"CREATE INDEX {PG_TEXT_INDEX} ON search_documents "
+        f"USING gin (({PG_TEXT}) gin_trgm_ops) WITH (fastupdate = off)"
     )
     connection.exec_driver_sql(
-        f"CREATE INDEX {PG_TSV_INDEX} ON search_documents USING gin (({PG_TSVECTOR}))"
+        f"CREATE INDEX {PG_TSV_INDEX} ON search_documents "
+        f"USING gin (({PG_TSVECTOR})) WITH (fastupdate = off)"
     )
     connection.exec_driver_sql(
-        f"CREATE INDEX {PG_TERMS_INDEX} ON search_terms USING gin (term gin_trgm_ops)"
+        f"CREATE INDEX {PG_TERMS_INDEX} ON search_terms "
+        "USING gin (term gin_trgm_ops) WITH (fastupdate = off)"
     )
 
 

@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
 from lorebase_store.search.index import FTS_TABLE, PG_TEXT, PG_TSVECTOR
-from lorebase_store.search.text import MIN_TERM, similarity
+from lorebase_store.search.text import MIN_TERM, trigram_similarity, trigrams
 
 CANDIDATE_TERMS = 5
 """Correction candidates tried per word, best first."""
@@ -165,8 +165,9 @@ def _similar_terms(
             .order_by(terms.term)
             .limit(VOCABULARY_SCAN)
         ).all()
+        own = trigrams(word)  # once, not once per term of the vocabulary
         scored = [
-            (similarity(word, row.term), int(row.documents), row.term)
+            (trigram_similarity(own, trigrams(row.term)), int(row.documents), row.term)
             for row in found
             if row.term != word
         ]

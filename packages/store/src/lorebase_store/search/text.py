@@ -72,7 +72,11 @@ def trigrams(word: str) -> set[str]:
 
 def similarity(left: str, right: str) -> float:
     """pg_trgm's `similarity` of two words: shared trigrams over all trigrams."""
-    a, b = trigrams(left), trigrams(right)
+    return trigram_similarity(trigrams(left), trigrams(right))
+
+
+def trigram_similarity(a: set[str], b: set[str]) -> float:
+    """`similarity` of two words given by their trigrams."""
     if not a or not b:
         return 0.0
     return len(a & b) / len(a | b)
