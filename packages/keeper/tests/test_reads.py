@@ -1373,3 +1373,25 @@ async def test_an_unknown_domain_is_404(http: httpx.AsyncClient, path: str) -> N
 async def test_creating_a_branch_in_an_unknown_domain_is_404(http: httpx.AsyncClient) -> None:
     response = await http.post("/api/v1/domains/nowhere/branches", json={"name": "x"})
     assert_problem(response, 404, "domain-not-found")
+
+
+@pytest.mark.anyio
+async def test_history_pages_stay_at_the_revision_of_the_first_page(
+    http: httpx.AsyncClient, supply: Store
+) -> None:
+    path = "/api/v1/domains/supply/kinds/Contract/records/C-3013/history"
+    first = (await http.get(path, params={"limit": 1})).json()
+    # the branch moves on between two pages: a new change of C-3013 would shift every position
+    commit_changes(supply, [UpsertRecord("Contract", "C-3013", {"title": "C-3013, amended again"})])
+    seen = [change["revision"] for change in first["changes"]]
+    cursor = first["next_cursor"]
+    while cursor is not None:
+        page = await http.get(path, params={"limit": 1, "cursor": cursor})
+        assert page.status_code == 200, page.text
+        assert page.json()["revision"] == first["revision"]
+        seen += [change["revision"] for change in page.json()["changes"]]
+        cursor = page.json()["next_cursor"]
+    assert len(seen) == len(set(seen)) == 3
+    latest = (await http.get(path)).json()
+    assert len(latest["changes"]) == 4
+    assert latest["revision"] != first["revision"]

@@ -64,21 +64,37 @@ def _changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
     return sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
 
 
-def encode_cursor(ref: str, position: int) -> str:
-    document = json.dumps({"p": position, "r": ref}, separators=(",", ":"))
+def encode_cursor(ref: str, position: int, revision: str | None) -> str:
+    """A history cursor: the Record it pages, the position and the Revision the pages read."""
+    document = json.dumps({"p": position, "r": ref, "v": revision}, separators=(",", ":"))
     return base64.urlsafe_b64encode(document.encode()).decode().rstrip("=")
 
 
-def decode_cursor(ref: str, cursor: str, size: int) -> int:
-    """The position a history cursor of Record `ref` continues at (it has `size` versions)."""
+def _cursor_document(cursor: str) -> dict[str, Any]:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         document = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        position, owner = document["p"], document["r"]
-    except (ValueError, KeyError, TypeError) as exc:
+    except ValueError as exc:
         raise BadCursor(f"cursor {cursor!r} is not one this server issued") from exc
+    if not isinstance(document, dict):
+        raise BadCursor(f"cursor {cursor!r} is not one this server issued")
+    return document
+
+
+def cursor_revision(cursor: str) -> str | None:
+    """The Revision a history cursor's pages are read at (its next page is read there too)."""
+    revision = _cursor_document(cursor).get("v")
+    return revision if isinstance(revision, str) else None
+
+
+def decode_cursor(ref: str, cursor: str, size: int, revision: str | None) -> int:
+    """The position a history cursor of Record `ref` continues at (it has `size` versions)."""
+    document = _cursor_document(cursor)
+    position, owner = document.get("p"), document.get("r")
     if owner != ref:
         raise BadCursor(f"this cursor pages the history of {owner!r}, not of {ref!r}")
+    if document.get("v") != revision:
+        raise BadCursor("this cursor pages the history as of another Revision; read it there")
     if type(position) is not int or not 0 < position < size:
         raise BadCursor(f"cursor {cursor!r} is not one this server issued")
     return position
@@ -99,7 +115,7 @@ def history(
     if not versions:
         raise RecordNotFound(f"{kind}/{key} has no history on branch {view.branch.name!r}")
     ref = f"{kind}/{key}"
-    start = decode_cursor(ref, cursor, len(versions)) if cursor else 0
+    start = decode_cursor(ref, cursor, len(versions), view.revision) if cursor else 0
     page = versions[start : start + limit]
     revisions = revisions_by_pk(connection, [row["revision_pk"] for row in page])
     entries = []
@@ -119,7 +135,7 @@ def history(
             )
         )
     more = start + limit < len(versions)
-    return HistoryPage(entries, encode_cursor(ref, start + limit) if more else None)
+    return HistoryPage(entries, encode_cursor(ref, start + limit, view.revision) if more else None)
 
 
 def lineage(

@@ -12,6 +12,7 @@ from lorebase_keeper.reading import domain_read, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_store.history import cursor_revision
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}/kinds/{kind}/records/{key}",
@@ -33,7 +34,9 @@ def record_history(
     limit: LIMIT = None,
     cursor: CURSOR = None,
 ) -> Response:
-    with domain_read(request, domain, branch=branch, at=at) as read:
+    # the next pages are read where the first one was, however far the branch moved since
+    pinned = cursor_revision(cursor) if cursor else None
+    with domain_read(request, domain, branch=branch, at=pinned or at) as read:
         kind_def = read.scope.kind(read.reader.schema, kind)
         read.require_history()
         size = page_limit(limit, read.keeper.settings.read.history)
