@@ -35,6 +35,7 @@ from lorebase_keeper.answers import stamped
 from lorebase_keeper.context_markdown import markdown_document, render_markdown_section
 from lorebase_keeper.reading import Read
 from lorebase_platform.settings import Settings
+from lorebase_store.context_reads import SeedVersion
 from lorebase_store.graph import NeighborhoodResult
 
 
@@ -161,11 +162,12 @@ def _schema_section(schema: Schema, pack: Pack) -> PackSchema:
     )
 
 
-def _graph_pack(read: Read, parsed: ContextRequest) -> tuple[Pack, bool]:
-    """The seeds, neighbors and Links of the pack, and whether a graph cap cut them."""
+def _graph_pack(read: Read, parsed: ContextRequest) -> tuple[Pack, bool, dict[str, SeedVersion]]:
+    """The seeds, neighbors and Links of the pack, whether a graph cap cut them, and the seeds'
+    live versions (read once: for `updated_revision` and for the lineage section)."""
     seeds = _seed_refs(read, parsed)
     if not seeds:
-        return Pack(()), False
+        return Pack(()), False, {}
     result = _walk(read, parsed, seeds)
     versions = read.reader.seed_versions((seed.kind, seed.key) for seed in result.seeds)
     pack = Pack(
@@ -188,13 +190,13 @@ def _graph_pack(read: Read, parsed: ContextRequest) -> tuple[Pack, bool]:
             for link in result.links
         ),
     )
-    return pack, result.capped
+    return pack, result.capped, versions
 
 
 def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] | str:
     """The pack in the requested format: a JSON-ready document or the Markdown text."""
     settings = read.keeper.settings.agents.context
-    pack, capped = _graph_pack(read, parsed)
+    pack, capped, versions = _graph_pack(read, parsed)
     omitted = dict(parsed.omitted)
     schema = recent = lineage = None
     if "schema" in parsed.sections:
@@ -212,10 +214,11 @@ def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] 
         else:
             omitted["recent_changes"] = "history-forbidden"
     if "lineage" in parsed.sections:
-        versions = read.reader.seed_versions(
-            (seed.kind, seed.ref.partition("/")[2]) for seed in pack.seeds
+        lineage = tuple(
+            read.reader.lineage_entries(
+                versions[seed.ref] for seed in pack.seeds if seed.ref in versions
+            )
         )
-        lineage = tuple(read.reader.lineage_entries(versions[seed.ref] for seed in pack.seeds))
     pack = Pack(pack.seeds, pack.neighbors, pack.links, schema, recent, lineage)
     markdown = parsed.format == "markdown"
     render = render_markdown_section if markdown else render_json_section
