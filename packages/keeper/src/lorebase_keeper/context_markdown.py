@@ -3,7 +3,7 @@
 Each section renders on its own (the budget estimates tokens over that exact text); the document
 is the header, then the non-empty sections separated by blank lines. Revisions inside sections
 are cut to 12 hex digits, the header carries the full id. Untrusted text (values, titles,
-messages, descriptions) goes through the escaping of explanations (`explanation._cell`/`_line`).
+messages, descriptions) goes through the escaping of `markdown_text` (`table_cell`, `text_line`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from lorebase_core.context import Pack, PackSchema, Section
 from lorebase_core.context.pack import SchemaAttribute
-from lorebase_keeper.explanation import SHORT
-from lorebase_keeper.explanation import _cell as cell
-from lorebase_keeper.explanation import _line as line
+from lorebase_keeper.markdown_text import SHORT
+from lorebase_keeper.markdown_text import table_cell as cell
+from lorebase_keeper.markdown_text import text_line as line
 
 
 def _value(value: Any) -> str:

@@ -31,7 +31,6 @@ from lorebase_core.graph_requests import NeighborhoodRequest
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Schema
 from lorebase_core.search_request import SearchRequest
-from lorebase_keeper.answers import stamped
 from lorebase_keeper.context_markdown import markdown_document, render_markdown_section
 from lorebase_keeper.reading import Read
 from lorebase_platform.settings import Settings
@@ -55,12 +54,9 @@ def context_limits(settings: Settings) -> ContextLimits:
 
 def context_answer(request: Request, read: Read, parsed: ContextRequest, body: Any) -> Response:
     """The pack as a revision-stamped answer (304 and the answer cache through `stamped`)."""
-    return stamped(
+    return read.answer(
         request,
-        read.keeper.cache,
-        revision=read.reader.revision,
-        scope=read.scope,
-        compute=lambda etag: build_pack(read, parsed, etag),
+        lambda etag: build_pack(read, parsed, etag),
         body=body,
         markdown=parsed.format == "markdown",
     )

@@ -1,12 +1,13 @@
 """The coverage block of a query answer: how much of the data a filter could see (docs/query.md).
 
-It is built from the statistics the store keeps for the default branch head (Records per Kind,
+POST /query and POST /resolve answer it. It is built from the statistics the store keeps for the default branch head (Records per Kind,
 values per Attribute), never counted at query time. Reads of another branch, or at an earlier
 Revision, get an `omitted` reason instead; statistics counted at an older head are `approximate`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from lorebase_core.query import Query
@@ -17,6 +18,7 @@ _NOTES = {
     "group_by": "they form the group with key null",
     "order_by": "they sort as missing values",
     "metrics": "metrics over {attr} leave them out",
+    "resolve": "a filter on {attr} excludes them",
 }
 
 
@@ -25,7 +27,18 @@ def _percent(ratio: float) -> str:
     return f"{percent:.0f}%" if percent >= 1 else "less than 1%"
 
 
-def coverage_block(read: Read, query: Query) -> dict[str, Any]:
+def query_coverage(read: Read, query: Query) -> dict[str, Any]:
+    """The coverage block of a query: its Kinds, and the Attributes it uses and where."""
+    return coverage_block(read, query.kinds, query.attributes_used())
+
+
+def coverage_block(
+    read: Read,
+    kinds: Iterable[str],
+    attributes: Mapping[tuple[str, str], Sequence[str]],
+) -> dict[str, Any]:
+    """Records of `kinds`, and the missing values of `attributes` ((Kind, Attribute) to the
+    places that use it: where, select, order_by, group_by, metrics, resolve)."""
     view = read.reader.view
     block: dict[str, Any] = {"kinds": [], "attributes": [], "sources": [], "notes": []}
     if view.branch.name != view.domain.default_branch or not view.at_head:
@@ -44,7 +57,7 @@ def coverage_block(read: Read, query: Query) -> dict[str, Any]:
         block["omitted"] = "statistics of this Domain have not been counted yet"
         return block
     approximate = statistics.as_of != read.reader.revision
-    for kind in query.kinds:
+    for kind in kinds:
         found = statistics.kinds.get(kind)
         block["kinds"].append(
             {
@@ -55,7 +68,7 @@ def coverage_block(read: Read, query: Query) -> dict[str, Any]:
             }
         )
     schema = read.reader.schema
-    for (kind, attribute), places in query.attributes_used().items():
+    for (kind, attribute), places in attributes.items():
         rules = schema.kinds[kind].attributes.get(attribute)
         if rules is None or not read.scope.value_readable(rules):
             continue  # values the caller may not read are never described

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from lorebase_core.errors import RecordNotFound
+from lorebase_keeper.markdown_text import SHORT, table_cell, text_line
 from lorebase_keeper.reading import Read
 from lorebase_keeper.shapes import title_of
 from lorebase_store.results import RevisionInfo
-
-SHORT = 12
 
 
 def _revision_json(revision: RevisionInfo) -> dict[str, Any]:
@@ -82,31 +81,21 @@ def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
     }
 
 
-def _cell(value: Any) -> str:
-    """Untrusted text as one table cell: no pipes or line breaks that would break the table."""
-    text = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
-
-
-def _line(value: Any) -> str:
-    return _cell(value).replace("\\|", "|")
-
-
 def explain_markdown(document: dict[str, Any]) -> str:
-    title = f": {_line(document['title'])}" if document["title"] is not None else ""
+    title = f": {text_line(document['title'])}" if document["title"] is not None else ""
     changes = document["changes"]
     more = "+" if document["changes_truncated"] else ""
     created = document["created"]
     origin = created["origin"]
-    source = f" {_line(origin['ref'])}" if origin["ref"] else ""
+    source = f" {text_line(origin['ref'])}" if origin["ref"] else ""
     lines = [
         f"# Explain: {document['ref']}{title}",
         f"{document['domain']}/{document['branch']} at revision {document['revision']}; "
         f"{changes}{more} change{'s' if changes != 1 else ''} on this branch",
         "",
         "## Created",
-        f"In {created['revision'][:SHORT]} at {created['at']} by {_line(created['author'])} "
-        f"({origin['type']}{source}): {_line(created['message'])}",
+        f"In {created['revision'][:SHORT]} at {created['at']} by {text_line(created['author'])} "
+        f"({origin['type']}{source}): {text_line(created['message'])}",
         "",
         "## Attributes",
         "| attribute | value | last change | at | by | origin | message |",
@@ -116,7 +105,7 @@ def explain_markdown(document: dict[str, Any]) -> str:
         lines.append(
             "| "
             + " | ".join(
-                _cell(part)
+                table_cell(part)
                 for part in (
                     entry["name"],
                     entry["value"],
@@ -133,7 +122,7 @@ def explain_markdown(document: dict[str, Any]) -> str:
         lines += ["", "## Links", "| relation | record | made in |", "| --- | --- | --- |"]
         for link in document["links"]:
             lines.append(
-                f"| {_cell(link['relation'])} | {_cell(link['ref'])} | {link['revision'][:SHORT]} |"
+                f"| {table_cell(link['relation'])} | {table_cell(link['ref'])} | {link['revision'][:SHORT]} |"
             )
         if document["links_truncated"]:
             lines.append("(more Links not listed)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase_keeper.explanation import _cell, _line
+from lorebase_keeper.markdown_text import table_cell, text_line
 from lorebase_keeper.reading import Read
 from lorebase_store.health import (
     Duplicates,
@@ -125,9 +125,9 @@ def _more(listed: int, total: int) -> str:
 
 def health_markdown(document: dict[str, Any]) -> str:
     summary = document["summary"]
-    subject = f"{_line(document['kind'])} in " if "kind" in document else ""
+    subject = f"{text_line(document['kind'])} in " if "kind" in document else ""
     lines = [
-        f"# Health of {subject}{_line(document['domain'])} on {_line(document['branch'])}",
+        f"# Health of {subject}{text_line(document['domain'])} on {text_line(document['branch'])}",
         f"revision {_short(document['revision'])}",
         "",
         f"{'healthy' if summary['ok'] else 'needs attention'}: {summary['kinds']} kinds, "
@@ -151,7 +151,7 @@ def health_markdown(document: dict[str, Any]) -> str:
         cells = (found["kind"], found["records"], found["invalid"], groups, stale)
         lines.append(
             "| "
-            + " | ".join(_cell(cell) for cell in cells)
+            + " | ".join(table_cell(cell) for cell in cells)
             + f" | {_short(found['last_change'])} |"
         )
         details += _kind_details(found, groups)
@@ -168,23 +168,23 @@ def health_markdown(document: dict[str, Any]) -> str:
         ends = f"{found['from']} -> {found['to']}"
         gaps = "" if found["gaps"] is None else found["gaps"]
         row = (found["relation"], ends, found["links"], found["orphans"], gaps, "")
-        lines.append("| " + " | ".join(_cell(cell) for cell in row) + " |")
+        lines.append("| " + " | ".join(table_cell(cell) for cell in row) + " |")
         bullets += _relation_bullets(found)
     lines += bullets
     return "\n".join(lines) + "\n"
 
 
 def _kind_details(found: dict[str, Any], groups: int) -> list[str]:
-    name = _line(found["kind"])
+    name = text_line(found["kind"])
     lines: list[str] = []
     if found["violations"]:
         lines.append(
             f"### {name}: violations ({found['invalid']} of {found['checked']} Records checked)"
         )
         for violation in found["violations"]:
-            examples = ", ".join(_line(key) for key in violation["examples"])
+            examples = ", ".join(text_line(key) for key in violation["examples"])
             lines.append(
-                f"- {_line(violation['rule'])} on {_line(violation['attribute'])}: "
+                f"- {text_line(violation['rule'])} on {text_line(violation['attribute'])}: "
                 f"{violation['count']} (e.g. {examples})"
             )
     if groups:
@@ -192,31 +192,32 @@ def _kind_details(found: dict[str, Any], groups: int) -> list[str]:
         for duplicates in found["duplicates"]:
             tag = "unique" if duplicates["unique"] else "title"
             for group in duplicates["groups"]:
-                keys = ", ".join(_line(key) for key in group["keys"])
+                keys = ", ".join(text_line(key) for key in group["keys"])
                 if group["count"] > len(group["keys"]):
                     keys += ", ..."
                 lines.append(
-                    f"- {_line(duplicates['attribute'])} [{tag}]: {keys} ({group['count']})"
+                    f"- {text_line(duplicates['attribute'])} [{tag}]: {keys} ({group['count']})"
                 )
             listed = len(duplicates["groups"])
             if duplicates["group_count"] > listed:
                 lines.append(
-                    f"- {_line(duplicates['attribute'])} [{tag}]: "
+                    f"- {text_line(duplicates['attribute'])} [{tag}]: "
                     f"{duplicates['group_count'] - listed} more groups not listed"
                 )
     return lines
 
 
 def _relation_bullets(found: dict[str, Any]) -> list[str]:
-    name = _line(found["relation"])
+    name = text_line(found["relation"])
     lines: list[str] = []
     if found["gaps"]:
-        keys = ", ".join(_line(key) for key in found["gap_examples"])
+        keys = ", ".join(text_line(key) for key in found["gap_examples"])
         more = _more(len(found["gap_examples"]), found["gaps"])
         lines.append(f"- {name} required, missing for: {keys}{more}")
     if found["orphans"]:
         pairs = ", ".join(
-            f"{_line(pair['from'])}->{_line(pair['to'])}" for pair in found["orphan_examples"]
+            f"{text_line(pair['from'])}->{text_line(pair['to'])}"
+            for pair in found["orphan_examples"]
         )
         more = _more(len(found["orphan_examples"]), found["orphans"])
         lines.append(f"- {name} orphans: {pairs}{more}")

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
-from fastapi import Request
+from fastapi import Request, Response
 
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import HistoryForbidden, InvalidInput, Issue
-from lorebase_keeper.answers import AnswerCache
+from lorebase_keeper.answers import AnswerCache, stamped
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.authz import Principal
 from lorebase_platform.settings import PageSettings, Settings
@@ -52,6 +53,25 @@ class Read:
         """The members every answer starts with."""
         return {"domain": self.domain, "branch": self.branch, "revision": self.reader.revision}
 
+    def answer(
+        self,
+        request: Request,
+        compute: Callable[[str], Any],
+        *,
+        body: Any = None,
+        markdown: bool = False,
+    ) -> Response:
+        """The revision-stamped answer of this read (`answers.stamped`: ETag, 304, cache)."""
+        return stamped(
+            request,
+            self.keeper.cache,
+            revision=self.reader.revision,
+            scope=self.scope,
+            compute=compute,
+            body=body,
+            markdown=markdown,
+        )
+
     def require_history(self) -> None:
         if not self.scope.history:
             raise HistoryForbidden(
@@ -77,15 +97,11 @@ def domain_read(
 
 def page_limit(limit: int | None, pages: PageSettings, *, path: str = "limit") -> int:
     """A page size within its settings: the default when absent, 422 out-of-range past them."""
-    return bounded(limit, pages.default_limit, pages.max_limit, path=path)
-
-
-def bounded(value: int | None, default: int, maximum: int, *, path: str, minimum: int = 1) -> int:
-    if value is None:
-        return default
-    if not minimum <= value <= maximum:
+    if limit is None:
+        return pages.default_limit
+    if not 1 <= limit <= pages.max_limit:
         raise InvalidInput(
-            f"{path} must be between {minimum} and {maximum}",
-            [Issue(path, f"{value} is not between {minimum} and {maximum}", "out-of-range")],
+            f"{path} must be between 1 and {pages.max_limit}",
+            [Issue(path, f"{limit} is not between 1 and {pages.max_limit}", "out-of-range")],
         )
-    return value
+    return limit

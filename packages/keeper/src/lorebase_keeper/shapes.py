@@ -7,7 +7,7 @@ from typing import Any
 from lorebase_core.access import ReadScope
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import AttributeDef, KindDef, RelationDef, ValueRules
-from lorebase_store.results import LinkVersion, Provenance, RecordVersion
+from lorebase_store.results import LinkVersion, RecordVersion
 
 
 def title_of(kind: KindDef, values: dict[str, Any], scope: ReadScope) -> Any:
@@ -50,10 +50,6 @@ def link_json(
     if link.values:
         entry["values"] = scope.mask(relation.attributes, link.values)
     return entry
-
-
-def provenance_json(provenance: Provenance) -> dict[str, Any]:
-    return provenance.to_json()
 
 
 def _rules_json(name: str, rules: ValueRules) -> dict[str, Any]:

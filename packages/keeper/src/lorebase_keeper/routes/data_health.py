@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-from lorebase_keeper.answers import stamped
 from lorebase_keeper.health_report import health_json, health_markdown
 from lorebase_keeper.reading import Read, domain_read
 from lorebase_keeper.routes.documented import READ_RESPONSES
@@ -26,14 +25,7 @@ def _answer(request: Request, read: Read, kind: str | None, markdown: bool) -> R
         document = health_json(read, kind=kind)
         return health_markdown(document) if markdown else document
 
-    return stamped(
-        request,
-        read.keeper.cache,
-        revision=read.reader.revision,
-        scope=read.scope,
-        compute=compute,
-        markdown=markdown,
-    )
+    return read.answer(request, compute, markdown=markdown)
 
 
 @router.get(

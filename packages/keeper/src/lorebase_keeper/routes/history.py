@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
 
-from lorebase_keeper.answers import stamped
 from lorebase_keeper.explanation import explain_json, explain_markdown
 from lorebase_keeper.reading import domain_read, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES
@@ -58,13 +57,7 @@ def record_history(
                 "next_cursor": page.next_cursor,
             }
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-        )
+        return read.answer(request, compute)
 
 
 @router.get("/lineage", summary="Where each current value of a Record came from")
@@ -88,13 +81,7 @@ def record_lineage(
                 "changes_truncated": found.changes_truncated,
             }
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-        )
+        return read.answer(request, compute)
 
 
 @router.get("/explain", summary="Why a Record exists and why its values are what they are")
@@ -115,11 +102,4 @@ def explain(
             document = explain_json(read, kind, key)
             return explain_markdown(document) if markdown else document
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-            markdown=markdown,
-        )
+        return read.answer(request, compute, markdown=markdown)

@@ -6,11 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request, Response
 
-from lorebase_core.errors import InvalidInput, Issue
 from lorebase_core.graph_requests import parse_neighborhood, parse_traverse
 from lorebase_core.query import Query, decode_cursor, encode_cursor, parse_query
-from lorebase_keeper.answers import stamped
-from lorebase_keeper.coverage import coverage_block
+from lorebase_keeper.bodies import branch_and_at, json_object
+from lorebase_keeper.coverage import query_coverage
 from lorebase_keeper.reading import Read, domain_read
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
@@ -35,26 +34,6 @@ QUERY_EXAMPLE = {
     "order_by": [{"attr": "risk_score", "dir": "desc"}],
     "limit": 20,
 }
-
-
-def _document(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise InvalidInput(
-            "The request body must be a JSON object", [Issue("", "expected an object", "type")]
-        )
-    return body
-
-
-def _branch_at(document: dict[str, Any]) -> tuple[str | None, str | None]:
-    """`branch` and `at` of a request body, before the rest of it can be checked."""
-    issues = [
-        Issue(member, "expected a string", "type")
-        for member in ("branch", "at")
-        if document.get(member) is not None and not isinstance(document[member], str)
-    ]
-    if issues:
-        raise InvalidInput("branch and at must be strings", issues)
-    return document.get("branch"), document.get("at")
 
 
 def _parse(read: Read, document: dict[str, Any]) -> Query:
@@ -86,17 +65,10 @@ def _query_answer(request: Request, read: Read, query: Query, offset: int, body:
             else None
         )
         if query.coverage is not False:
-            answer["coverage"] = coverage_block(read, query)
+            answer["coverage"] = query_coverage(read, query)
         return answer
 
-    return stamped(
-        request,
-        read.keeper.cache,
-        revision=read.reader.revision,
-        scope=read.scope,
-        compute=compute,
-        body=body,
-    )
+    return read.answer(request, compute, body=body)
 
 
 @router.post("/query", summary="Records matching a filter, or groups with aggregates")
@@ -111,8 +83,8 @@ def query(
         ),
     ],
 ) -> Response:
-    document = _document(body)
-    branch, at = _branch_at(document)
+    document = json_object(body)
+    branch, at = branch_and_at(document)
     with domain_read(request, domain, branch=branch, at=at) as read:
         parsed = _parse(read, document)
         if parsed.cursor is None:
@@ -137,8 +109,8 @@ def traverse(
         ),
     ],
 ) -> Response:
-    document = _document(body)
-    branch, at = _branch_at(document)
+    document = json_object(body)
+    branch, at = branch_and_at(document)
     with domain_read(request, domain, branch=branch, at=at) as read:
         settings = read.keeper.settings
         read_settings = settings.read.traverse
@@ -155,14 +127,7 @@ def traverse(
             result = read.reader.traverse(parsed, read.scope, max_fanout=max_fanout)
             return {**read.stamp(), **result.to_json()}
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-            body=body,
-        )
+        return read.answer(request, compute, body=body)
 
 
 @router.post("/neighborhood", summary="The graph around some Records")
@@ -177,8 +142,8 @@ def neighborhood(
         ),
     ],
 ) -> Response:
-    document = _document(body)
-    branch, at = _branch_at(document)
+    document = json_object(body)
+    branch, at = branch_and_at(document)
     with domain_read(request, domain, branch=branch, at=at) as read:
         settings = read.keeper.settings
         limits = settings.read.neighborhood
@@ -196,11 +161,4 @@ def neighborhood(
             )
             return {**read.stamp(), **result.to_json()}
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-            body=body,
-        )
+        return read.answer(request, compute, body=body)

@@ -7,7 +7,6 @@ from typing import Any
 from fastapi import APIRouter, Query, Request, Response
 
 from lorebase_core.errors import RecordNotFound, RelationNotFound
-from lorebase_keeper.answers import stamped
 from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.reading import Read, domain_read, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES
@@ -26,12 +25,8 @@ router = APIRouter(
 @router.get("/schema", summary="The schema the caller may read")
 def get_schema(request: Request, domain: str, branch: BRANCH = None, at: AT = None) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=lambda _etag: {**read.stamp(), **schema_json(read.reader.schema, read.scope)},
+        return read.answer(
+            request, lambda _etag: {**read.stamp(), **schema_json(read.reader.schema, read.scope)}
         )
 
 
@@ -62,13 +57,7 @@ def list_records(
                 else None,
             }
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-        )
+        return read.answer(request, compute)
 
 
 @router.get("/kinds/{kind}/records/{key}", summary="One Record, with Link counts and lineage")
@@ -101,13 +90,7 @@ def get_record(
                 }
             return answer
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-        )
+        return read.answer(request, compute)
 
 
 def _link_counts(read: Read, kind: str, key: str) -> dict[str, int]:
@@ -179,10 +162,4 @@ def record_links(
                 "next_cursor": encode_cursor(list_name, last) if more else None,
             }
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-        )
+        return read.answer(request, compute)

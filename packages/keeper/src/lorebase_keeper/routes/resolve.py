@@ -23,7 +23,7 @@ from lorebase_core.resolve import (
     vocabulary_entries,
 )
 from lorebase_core.search_request import SearchRequest
-from lorebase_keeper.answers import stamped
+from lorebase_keeper.coverage import coverage_block
 from lorebase_keeper.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
@@ -189,62 +189,20 @@ def _embedding_level(
 
 def _coverage(read: Read, resolution: Resolution) -> dict[str, Any]:
     """The coverage block of /query for the Kinds and Attributes of the candidates, and unknown."""
-    view = read.reader.view
-    block: dict[str, Any] = {"kinds": [], "attributes": [], "sources": [], "notes": []}
+    kinds = dict.fromkeys(candidate.term.kind for candidate in resolution.candidates)
+    attributes = {
+        (candidate.term.kind, candidate.term.attribute): ("resolve",)
+        for candidate in resolution.candidates
+        if candidate.term.attribute is not None
+    }
+    block = coverage_block(read, kinds, attributes)
     block["unknown"] = [
         {"phrase": phrase, "reason": UNKNOWN_REASON} for phrase in resolution.unknown
     ]
-    block["notes"] = [f"{phrase!r}: {UNKNOWN_REASON}" for phrase in resolution.unknown]
-    statistics = None
-    if view.branch.name != view.domain.default_branch or not view.at_head:
-        block["omitted"] = (
-            f"statistics describe the head of the default branch {view.domain.default_branch!r} "
-            "only; this read is not of it"
-        )
-    else:
-        statistics = read.reader.statistics()
-        if statistics is None:
-            block["omitted"] = "statistics of this Domain have not been counted yet"
-    if statistics is None:
-        return block
-    approximate = statistics.as_of != read.reader.revision
-    kinds = dict.fromkeys(candidate.term.kind for candidate in resolution.candidates)
-    for kind in kinds:
-        found = statistics.kinds.get(kind)
-        block["kinds"].append(
-            {
-                "kind": kind,
-                "records": found.records if found is not None else 0,
-                "as_of": statistics.as_of,
-                "approximate": approximate,
-            }
-        )
-    attributes = dict.fromkeys(
-        (candidate.term.kind, candidate.term.attribute)
-        for candidate in resolution.candidates
-        if candidate.term.attribute is not None
-    )
-    for kind, attribute in attributes:
-        if attribute is None:  # pragma: no cover - filtered above
-            continue
-        found = statistics.kinds.get(kind)
-        records = found.records if found is not None else 0
-        missing = found.missing(attribute) if found is not None else 0
-        ratio = round(missing / records, 4) if records else 0.0
-        block["attributes"].append(
-            {
-                "kind": kind,
-                "attribute": attribute,
-                "missing": ratio,
-                "missing_records": missing,
-                "used_in": ["resolve"],
-            }
-        )
-        if missing:
-            block["notes"].append(
-                f"{attribute} missing on {ratio * 100:.0f}% of {kind}: "
-                f"a filter on {attribute} excludes them"
-            )
+    block["notes"] = [
+        *(f"{phrase!r}: {UNKNOWN_REASON}" for phrase in resolution.unknown),
+        *block["notes"],
+    ]
     return block
 
 
@@ -282,14 +240,7 @@ def resolve(
         if skip_reason is None and embedding is not None:
             # stored vectors are not versioned: the answer follows them at the same Revision
             digested = {"request": body, "vectors": read.reader.vectors_stamp(embedding.model)}
-        response = stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-            body=digested,
-        )
+        response = read.answer(request, compute, body=digested)
         domain_id = read.reader.view.domain.id
     if (
         parsed.record_misses

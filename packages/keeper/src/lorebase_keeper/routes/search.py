@@ -6,14 +6,15 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request, Response
 
-from lorebase_core.errors import InvalidInput, Issue, RecordNotFound
+from lorebase_core.errors import Issue, RecordNotFound
 from lorebase_core.search_request import (
     SearchInvalid,
     SemanticUnavailable,
     parse_search,
     vector_issues,
 )
-from lorebase_keeper.answers import plain, stamped
+from lorebase_keeper.answers import plain
+from lorebase_keeper.bodies import branch_and_at, json_object
 from lorebase_keeper.reading import domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
@@ -41,12 +42,8 @@ def search(
         ),
     ],
 ) -> Response:
-    document = _search_document(body)
-    branch = document.get("branch")
-    if branch is not None and not isinstance(branch, str):
-        raise InvalidInput(
-            "branch must be a string", [Issue("branch", "expected a string", "type")]
-        )
+    document = json_object(body)
+    branch, _at = branch_and_at(document)  # search reads the head: parse_search refuses `at`
     with domain_read(request, domain, branch=branch) as read:
         limits = read.keeper.settings.read.search
         parsed = parse_search(
@@ -64,22 +61,7 @@ def search(
             result = read.reader.search(parsed, read.scope, min_similarity=limits.min_similarity)
             return {**read.stamp(), **result.to_json()}
 
-        return stamped(
-            request,
-            read.keeper.cache,
-            revision=read.reader.revision,
-            scope=read.scope,
-            compute=compute,
-            body=stamp,
-        )
-
-
-def _search_document(body: Any) -> dict[str, Any]:
-    if not isinstance(body, dict):
-        raise InvalidInput(
-            "The request body must be a JSON object", [Issue("", "expected an object", "type")]
-        )
-    return body
+        return read.answer(request, compute, body=stamp)
 
 
 @router.put(
@@ -100,7 +82,7 @@ def put_record_vector(
         ),
     ],
 ) -> Response:
-    document = _search_document(body)
+    document = json_object(body)
     with domain_read(request, domain) as read:
         read.principal.require("operation.execute", domain, read.branch)
         schema = read.reader.schema

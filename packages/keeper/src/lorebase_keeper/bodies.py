@@ -1,0 +1,32 @@
+"""The first checks of a JSON request body, made before a Reader opens.
+
+`branch` and `at` decide which Reader to open; the rest of a body is checked against the schema
+the Reader reads, by the parser of each request (query, graph, search ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase_core.errors import InvalidInput, Issue
+
+
+def json_object(body: Any) -> dict[str, Any]:
+    """The body as an object: 422 for a JSON array, string or number."""
+    if not isinstance(body, dict):
+        raise InvalidInput(
+            "The request body must be a JSON object", [Issue("", "expected an object", "type")]
+        )
+    return body
+
+
+def branch_and_at(document: dict[str, Any]) -> tuple[str | None, str | None]:
+    """`branch` and `at` of a request body: strings or absent, 422 otherwise."""
+    issues = [
+        Issue(member, "expected a string", "type")
+        for member in ("branch", "at")
+        if document.get(member) is not None and not isinstance(document[member], str)
+    ]
+    if issues:
+        raise InvalidInput("branch and at must be strings", issues)
+    return document.get("branch"), document.get("at")
