@@ -3,7 +3,9 @@
 A change names a Record by Kind and key string, or a Link by Relation and the key strings of its
 two Records. Values are raw here; the store validates them against the schema when it commits.
 `upsert_record` with `replace=False` is a patch (only the given Attributes change, `None` clears
-one); `replace=True` makes the given values the whole Record (imports).
+one); `replace=True` makes the given values the whole Record (imports). `must_exist=True` refuses the
+change when the Record does not exist (an Operation's `update_record`). `provenance` names, per
+Attribute, the Revision (pk) whose value a merge brings over, so the value keeps its origin.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class UpsertRecord:
     replace: bool = False
     from_text: bool = False
     source: str = ""
+    must_exist: bool = False
+    provenance: Mapping[str, int] | None = None
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,72 @@ class CacheSettings(_Section):
     )
 
 
+class AgentWritesSettings(_Section):
+    """Task branches and automatic Proposals for agents (agents.md section 4).
+
+    A Domain overrides any of these with its own `agent_writes` setting.
+    """
+
+    enabled: bool = Field(default=True, description="Whether a task opens the agent flow at all.")
+    principal_types: list[str] = Field(
+        default_factory=lambda: ["service"],
+        description="Principal types that count as agents (auto_propose applies to them).",
+    )
+    auto_propose: bool = Field(
+        default=True, description="Agents with a task get a task branch and a Proposal."
+    )
+    auto_merge: bool = Field(
+        default=False, description="Ask for an immediate merge when the request does not say."
+    )
+    allowed_roles_for_auto_merge: list[str] = Field(
+        default_factory=list,
+        description="Roles (on the task branch) whose automatic merges are honored; none by default.",
+    )
+    max_open_branches_per_principal: int = Field(
+        default=10, ge=1, description="Task branches one principal may hold (409 agent-branch-limit)."
+    )
+    branch_prefix: str = Field(
+        default="agent/", min_length=1, description="Task branches are <prefix><principal>/<task>."
+    )
+    branch_mode: Literal["overlay", "copy"] = Field(
+        default="overlay", description="overlay stores only changed rows; copy stores full rows."
+    )
+    delete_branch_on_merge: bool = Field(
+        default=True, description="Delete a task branch when its Proposal is merged or closed."
+    )
+    max_task_length: int = Field(
+        default=64, ge=1, le=200, description="Longest task slug (after normalization)."
+    )
+    title_template: str = Field(
+        default="Agent {principal}: {task}",
+        description="Title of an automatic Proposal ({principal}, {task}).",
+    )
+    summary_parameter_values: bool = Field(
+        default=True, description="List parameter values in the description (false: names only)."
+    )
+    summary_value_chars: int = Field(
+        default=80, ge=8, description="Characters of one parameter value in the description."
+    )
+    max_summary_operations: int = Field(
+        default=50, ge=1, description="Executions listed in a description (the rest counted)."
+    )
+
+
+class OperationsSettings(_Section):
+    required_approvals: int = Field(
+        default=1, ge=0, description="Approvals a Proposal into a protected branch needs."
+    )
+    side_effect_max_edits: int = Field(
+        default=50, ge=0, description="Edits listed in one operation event (edits_truncated)."
+    )
+    max_message_chars: int = Field(
+        default=2000, ge=1, description="Longest message of an execution or a merge."
+    )
+    max_intent_chars: int = Field(
+        default=2000, ge=1, description="Longest intent of an agent write."
+    )
+
+
 class KeeperSettings(_Section):
     host: str = Field(default="127.0.0.1", description="Address Keeper listens on.")
     port: int = Field(default=8080, ge=0, le=65535, description="Port Keeper listens on.")
@@ -98,6 +164,12 @@ class KeeperSettings(_Section):
     auth: AuthSettings = Field(default_factory=AuthSettings, description="Authentication.")
     cache: CacheSettings = Field(
         default_factory=CacheSettings, description="The answer cache (keyed by Revision)."
+    )
+    agent_writes: AgentWritesSettings = Field(
+        default_factory=AgentWritesSettings, description="Agent task branches and Proposals."
+    )
+    operations: OperationsSettings = Field(
+        default_factory=OperationsSettings, description="Operation executions and Proposals."
     )
 
 

@@ -79,6 +79,8 @@ class CommitRequest:
     changed_keys_max: int = 100
     create_domain: bool = False
     default_branch: str = "main"
+    merge_parent: str | None = None
+    """The source head a merge brings in: the Revision's second parent."""
 
 
 @dataclass
@@ -116,7 +118,14 @@ class _Tally:
 def commit(engine: sa.Engine, request: CommitRequest, changes: Iterable[Change]) -> CommitResult:
     """Apply `changes` to the branch as one Revision; raises `ValuesInvalid` with every issue."""
     with write_transaction(engine) as connection:
-        return _Commit(connection, request).run(changes)
+        return commit_on(connection, request, changes)
+
+
+def commit_on(
+    connection: sa.Connection, request: CommitRequest, changes: Iterable[Change]
+) -> CommitResult:
+    """`commit` inside a write transaction the caller holds (and ends)."""
+    return _Commit(connection, request).run(changes)
 
 
 class _Commit:
@@ -203,10 +212,9 @@ class _Commit:
             )
         schema_changed = self.schema.digest != old_digest
         if self.count == 0 and not schema_changed:
-            if not request.create_domain:
-                connection.rollback()
-            else:  # keep the new Domain, with nothing committed on it
-                connection.execute(t.revisions.delete().where(t.revisions.c.pk == self.revision_pk))
+            # nothing was written but the pending Revision: the transaction may go on (a new
+            # Domain stays, an execution records its invocation)
+            connection.execute(t.revisions.delete().where(t.revisions.c.pk == self.revision_pk))
             return CommitResult(None, 0, {})
         return self._finish(domain.id, parent, created_at, schema_changed)
 
@@ -219,6 +227,8 @@ class _Commit:
     ) -> CommitResult:
         request, tally = self.request, self.tally
         parents = [parent.id] if parent else []
+        if request.merge_parent is not None:
+            parents.append(request.merge_parent)
         header = canonical_json(
             {
                 "parents": parents,
@@ -408,6 +418,9 @@ class _Commit:
             )
             return None
         alive = before is not None and not before.deleted
+        if change.must_exist and not alive:
+            self._issue(change.source, "", f"{kind_name} {key!r} does not exist", "record.missing")
+            return None
         old_values = before.values if before is not None and alive else {}
         merged = {**({} if change.replace else old_values), **values}
         merged = {name: value for name, value in merged.items() if value is not None}
@@ -421,7 +434,9 @@ class _Commit:
             return None
         old_provenance = before.provenance if before is not None and alive else {}
         version = _Version(
-            False, merged, carried(old_provenance, old_values, merged, self.revision_pk)
+            False,
+            merged,
+            carried(old_provenance, old_values, merged, self.revision_pk, change.provenance),
         )
         self._write_record(
             kind_name,

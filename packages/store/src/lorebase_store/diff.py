@@ -10,7 +10,7 @@ from lorebase_store.results import Diff, DiffEntry, Values
 from lorebase_store.views import Segment
 
 
-def _touched(
+def touched(
     connection: sa.Connection, mine: tuple[Segment, ...], other: tuple[Segment, ...]
 ) -> tuple[set[tuple[str, str]], set[tuple[str, str, str]]]:
     """Records and Links written in the part of history `mine` that `other` does not share.
@@ -66,8 +66,8 @@ def diff(
 ) -> Diff:
     """Changes between two Revisions: `reads` are their read segments, `histories` their lineage."""
     from_chain, to_chain = reads
-    records_a, links_a = _touched(connection, histories[0], histories[1])
-    records_b, links_b = _touched(connection, histories[1], histories[0])
+    records_a, links_a = touched(connection, histories[0], histories[1])
+    records_b, links_b = touched(connection, histories[1], histories[0])
     by_kind: dict[str, set[str]] = {}
     for kind, key in records_a | records_b:
         by_kind.setdefault(kind, set()).add(key)

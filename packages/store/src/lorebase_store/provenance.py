@@ -40,13 +40,21 @@ def carried(
     old_values: Mapping[str, object],
     new_values: Mapping[str, object],
     revision_pk: int,
+    brought: Mapping[str, int] | None = None,
 ) -> dict[str, int]:
-    """Provenance of a new version: unchanged values keep their entry, changed ones name the commit."""
-    if not old_values:
+    """Provenance of a new version: unchanged values keep their entry, changed ones name the commit.
+
+    `brought` gives the entries of values a merge brings from another branch: they keep the
+    Revision that set them there (a value it does not name is the commit's own).
+    """
+    if not old_values and not brought:
         return {ALL: revision_pk}
     previous = expand(old_provenance, old_values)
+    brought = brought or {}
     entries = {
-        name: previous[name] if name in previous and old_values.get(name) == value else revision_pk
+        name: previous[name]
+        if name in previous and old_values.get(name) == value
+        else brought.get(name, revision_pk)
         for name, value in new_values.items()
     }
     return compact(entries)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -16,12 +16,12 @@ from lorebase_core.values import format_datetime
 from lorebase_platform.settings import DatabaseSettings
 from lorebase_store import access as access_rows
 from lorebase_store import tables as t
+from lorebase_store.branches import BranchMode, create_branch_on
 from lorebase_store.commits import CommitRequest, commit
 from lorebase_store.diff import diff
 from lorebase_store.domains import check_branch_name, insert_domain
 from lorebase_store.engine import (
     create_store_engine,
-    inserted_id,
     read_transaction,
     write_transaction,
 )
@@ -29,13 +29,10 @@ from lorebase_store.history import history, lineage
 from lorebase_store.migrate import upgrade
 from lorebase_store.reader import Reader, open_reader
 from lorebase_store.reads import (
-    LINK_IDENTITY,
-    RECORD_IDENTITY,
     count_records,
     get_record,
     links_of,
     list_records,
-    visible_rows,
 )
 from lorebase_store.results import (
     BranchInfo,
@@ -62,8 +59,7 @@ from lorebase_store.views import (
     revision_lineage,
     revision_segments,
 )
-
-BranchMode = Literal["overlay", "copy"]
+from lorebase_store.writes import Writes
 
 
 def _now() -> str:
@@ -167,6 +163,11 @@ class Store:
     def commit(self, request: CommitRequest, changes: Iterable[Change]) -> CommitResult:
         return commit(self.engine, request, changes)
 
+    @property
+    def writes(self) -> Writes:
+        """Executions, task branches, Proposals, merges and the audit log."""
+        return Writes(self.engine)
+
     # -- branches and tags -------------------------------------------------------------------
     def create_branch(
         self,
@@ -180,56 +181,16 @@ class Store:
         protected: bool = False,
     ) -> BranchInfo:
         """A branch starting at the head of `from_branch` (or at Revision `at` of it)."""
-        check_branch_name(name)
         with write_transaction(self.engine) as connection:
-            view = make_view(connection, domain, from_branch, at)
-            existing = connection.execute(
-                sa.select(t.branches.c.id).where(
-                    t.branches.c.domain_id == view.domain.id,
-                    t.branches.c.name == name,
-                    t.branches.c.deleted.is_(False),
-                )
-            ).scalar()
-            if existing is not None:
-                raise AlreadyExists(
-                    f"Branch {name!r} already exists in Domain {domain!r}", branch=name
-                )
-            base_id, base_seq = view.segments[0].branch_id, view.segments[0].upto
-            branch_id = inserted_id(
-                connection.execute(
-                    t.branches.insert().values(
-                        domain_id=view.domain.id,
-                        name=name,
-                        mode=mode,
-                        head_seq=0,
-                        head_revision=view.revision,
-                        base_branch_id=base_id,
-                        base_seq=base_seq,
-                        protected=protected,
-                        created_at=_now(),
-                        created_by=created_by,
-                        deleted=False,
-                    )
-                )
-            )
-            if mode == "copy":
-                self._copy_rows(connection, view, branch_id)
-            return load_branch(connection, view.domain, name)
-
-    @staticmethod
-    def _copy_rows(connection: sa.Connection, view: View, branch_id: int) -> None:
-        for table, identity in ((t.records, RECORD_IDENTITY), (t.links, LINK_IDENTITY)):
-            rows_q = visible_rows(table, view.segments, identity, lambda _table: sa.true())
-            columns = [
-                c.name
-                for c in table.columns
-                if c.name not in {"id", "branch_id", "from_seq", "to_seq"}
-            ]
-            select = sa.select(
-                sa.literal(branch_id), sa.literal(0), *[rows_q.c[name] for name in columns]
-            ).where(rows_q.c.deleted.is_(False))
-            connection.execute(
-                table.insert().from_select(["branch_id", "from_seq", *columns], select)
+            return create_branch_on(
+                connection,
+                domain,
+                name,
+                from_branch=from_branch,
+                at=at,
+                mode=mode,
+                created_by=created_by,
+                protected=protected,
             )
 
     def branches(self, domain: str) -> list[BranchInfo]:

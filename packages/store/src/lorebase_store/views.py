@@ -107,6 +107,16 @@ def load_branch(connection: sa.Connection, domain: DomainInfo, name: str) -> Bra
     return _branch_info(connection, domain, row)
 
 
+def branch_by_id(connection: sa.Connection, domain: DomainInfo, branch_id: int) -> BranchInfo:
+    """A branch by its id, deleted or not (merge bases, Proposals)."""
+    row = (
+        connection.execute(sa.select(t.branches).where(t.branches.c.id == branch_id))
+        .mappings()
+        .one()
+    )
+    return _branch_info(connection, domain, row)
+
+
 def list_branches(connection: sa.Connection, domain: DomainInfo) -> list[BranchInfo]:
     rows = (
         connection.execute(

@@ -61,3 +61,18 @@ READ_RESPONSES: dict[int | str, dict[str, Any]] = {
     413: _problem("The body is larger than keeper.max_body_bytes."),
     422: _problem("invalid-input, query-invalid, graph-request-invalid: every issue listed."),
 }
+
+
+WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _problem("Malformed input: malformed-json, bad-request."),
+    401: _problem("No API key, or one Keeper does not accept."),
+    403: _problem("forbidden: a permission the caller lacks on the branch."),
+    404: _problem("domain-, branch-, operation-, proposal-, conflict-not-found."),
+    409: _problem(
+        "review-required, stale-head, already-exists, agent-branch-limit, idempotency-key-reused,"
+        " merge-conflicts, merge-blocked, proposal-not-open, self-approval."
+    ),
+    413: _problem("The body is larger than keeper.max_body_bytes."),
+    422: _problem("invalid-input, values-invalid (every issue listed), branches-unrelated."),
+}
+"""What the OpenAPI document says a write may answer besides its success."""

@@ -12,12 +12,6 @@ from lorebase_keeper.errors import NotImplementedYet
 router = APIRouter(tags=["unfinished"])
 
 PLANNED: dict[str, tuple[str, ...]] = {
-    "writes": (
-        "operations/{rest:path}",
-        "proposals",
-        "proposals/{rest:path}",
-        "branches/{branch}/merge",
-    ),
     "change-feed": ("branches/{branch}/events", "branches/{branch}/changes", "webhooks"),
 }
 

@@ -1,0 +1,104 @@
+"""Proposals and Conflicts as JSON, with their approval state, blockers and next hints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lorebase_core.access import ReadScope
+from lorebase_core.errors import BranchNotFound
+from lorebase_core.schema import Schema
+from lorebase_keeper.agent_writes import (
+    blockers,
+    operations_of,
+    proposal_hints,
+    proposal_url,
+    required_approvals,
+)
+from lorebase_platform.settings import Settings
+from lorebase_store.proposals import ConflictInfo, ProposalInfo
+from lorebase_store.store import Store
+
+
+def approval_state(store: Store, settings: Settings, proposal: ProposalInfo) -> dict[str, Any]:
+    """required, approvals, satisfied; and the blockers of the Proposal."""
+    domain = store.domain(proposal.domain)
+    try:
+        protected = store.branch(proposal.domain, proposal.target_branch).protected
+    except BranchNotFound:
+        protected = True
+    required = required_approvals(operations_of(settings, domain), proposal, protected)
+    found = blockers(proposal, required) if proposal.status == "open" else []
+    return {
+        "required": required,
+        "approvals": proposal.approvals,
+        "satisfied": proposal.approvals >= required
+        and not (proposal.policy_review and proposal.approvals == 0),
+        "blockers": found,
+    }
+
+
+def proposal_json(store: Store, settings: Settings, proposal: ProposalInfo) -> dict[str, Any]:
+    state = approval_state(store, settings, proposal)
+    found = state.pop("blockers")
+    return {
+        "id": proposal.id,
+        "domain": proposal.domain,
+        "title": proposal.title,
+        "description": proposal.description,
+        "intent": proposal.intent,
+        "task": proposal.task,
+        "status": proposal.status,
+        "source_ref": proposal.source_branch,
+        "target_ref": proposal.target_branch,
+        "url": proposal_url(proposal.domain, proposal.id),
+        "created_by": proposal.created_by,
+        "created_at": proposal.created_at,
+        "updated_at": proposal.updated_at,
+        "executions": proposal.executions,
+        "approval": state,
+        "reviews": [review.to_json() for review in proposal.reviews],
+        "conflicts": {"open": proposal.open_conflicts, "resolved": proposal.resolved_conflicts},
+        "attempt": proposal.attempt.to_json() if proposal.attempt is not None else None,
+        "merge": {"blockers": found},
+        "merged_revision": proposal.merged_revision,
+        "merged_by": proposal.merged_by,
+        "merged_at": proposal.merged_at,
+        "closed_by": proposal.closed_by,
+        "closed_at": proposal.closed_at,
+        "next": proposal_hints(proposal.domain, proposal, state["required"], found),
+    }
+
+
+def conflict_json(conflict: ConflictInfo, schema: Schema, scope: ReadScope) -> dict[str, Any]:
+    """A Conflict with the values the caller may not read masked."""
+    attributes: dict[str, Any] = {}
+    if conflict.entity == "record":
+        kind = schema.kinds.get(conflict.ref.split("/", 1)[0])
+        attributes = dict(kind.attributes) if kind is not None else {}
+    else:
+        relation = schema.relations.get(conflict.ref.split(":", 1)[0])
+        attributes = dict(relation.attributes) if relation is not None else {}
+
+    def shown(value: Any) -> Any:
+        if isinstance(value, dict):
+            return scope.mask(attributes, value)
+        rules = attributes.get(conflict.attribute)
+        if rules is not None and value is not None and not scope.value_readable(rules):
+            return "***"
+        return value
+
+    return {
+        "id": conflict.id,
+        "entity": conflict.entity,
+        "ref": conflict.ref,
+        "attribute": conflict.attribute or None,
+        "code": conflict.code,
+        "base": shown(conflict.base),
+        "source": shown(conflict.source),
+        "target": shown(conflict.target),
+        "status": conflict.status,
+        "resolution": conflict.resolution,
+        "value": shown(conflict.value),
+        "resolved_by": conflict.resolved_by,
+        "resolved_at": conflict.resolved_at,
+    }

@@ -1,0 +1,376 @@
+"""Proposals, reviews, Conflicts and merges (docs/writes.md).
+
+GET/POST /proposals, GET /proposals/{p}, POST .../reviews, .../merge, .../close,
+GET .../conflicts, POST .../conflicts/{c}/resolve, and POST /branches/{branch}/merge.
+A Proposal is visible to whoever reads its target branch; acting on it takes the permission the
+action names on the target (proposal.review, proposal.merge), or being its author (close).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Query, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from lorebase_core.errors import Conflict, DomainNotFound, InvalidInput, Issue
+from lorebase_keeper.agent_writes import API, agent_writes_of, hint, operations_of
+from lorebase_keeper.answers import plain
+from lorebase_keeper.authz import Principal
+from lorebase_keeper.executing import ReviewRequired
+from lorebase_keeper.proposal_shapes import approval_state, conflict_json, proposal_json
+from lorebase_keeper.reading import Keeper, keeper_of
+from lorebase_keeper.routes.documented import WRITE_RESPONSES
+from lorebase_keeper.segments import SegmentRoute
+from lorebase_store.merges import Resolution
+from lorebase_store.proposals import ProposalInfo
+
+router = APIRouter(
+    prefix="/api/v1/domains/{domain}",
+    tags=["proposals"],
+    route_class=SegmentRoute,
+    responses=WRITE_RESPONSES,
+)
+
+
+class MergeBlocked(Conflict):
+    code = "merge-blocked"
+    title = "The Proposal cannot merge yet"
+
+
+class SelfApproval(Conflict):
+    code = "self-approval"
+    title = "Authors do not approve their own Proposals"
+
+
+def _caller(request: Request, domain: str) -> tuple[Keeper, Principal]:
+    keeper = keeper_of(request)
+    principal = keeper.authenticator.principal(request)
+    if not keeper.store.has_domain(domain):
+        raise DomainNotFound(f"Domain {domain!r} does not exist")
+    return keeper, principal
+
+
+def _visible(keeper: Keeper, principal: Principal, domain: str, proposal_id: str) -> ProposalInfo:
+    proposal = keeper.store.writes.proposal(domain, proposal_id)
+    principal.require("data.read", domain, proposal.target_branch)
+    return proposal
+
+
+def _answer(keeper: Keeper, proposal: ProposalInfo, status: int = 200, **extra: Any) -> Response:
+    body = {**proposal_json(keeper.store, keeper.settings, proposal), **extra}
+    return plain(body, status=status)
+
+
+class ProposalRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(description="The branch whose changes are proposed.")
+    target: str | None = Field(
+        default=None, description="Where they go (default: the source's base branch)."
+    )
+    title: str | None = Field(default=None, max_length=500, description="A title.")
+    description: str | None = Field(default=None, max_length=20000, description="What and why.")
+
+
+@router.get("/proposals", summary="The Proposals of a Domain, oldest first")
+def list_proposals(
+    request: Request,
+    domain: str,
+    status: Literal["open", "merged", "closed"] | None = Query(default=None),
+    assigned: Literal["me"] | None = Query(
+        default=None, description="me: open Proposals the caller may review and did not open."
+    ),
+    created_by: str | None = Query(default=None, description="A principal id, or me."),
+    limit: int = Query(default=50, ge=1, le=500),
+    cursor: str | None = Query(default=None, description="next_cursor of the previous page."),
+) -> Response:
+    keeper, principal = _caller(request, domain)
+    principal.require("data.read", domain, None)
+    author = principal.id if created_by == "me" else created_by
+    if assigned == "me":
+        status = "open"
+    found: list[dict[str, Any]] = []
+    after = cursor
+    while len(found) < limit:
+        page = keeper.store.writes.proposals(
+            domain, status=status, created_by=author, after=after, limit=limit
+        )
+        for proposal in page:
+            after = proposal.id
+            permissions = principal.permissions(domain, proposal.target_branch)
+            if "data.read" not in permissions:
+                continue
+            if assigned == "me" and (
+                "proposal.review" not in permissions or proposal.created_by == principal.id
+            ):
+                continue
+            found.append(proposal_json(keeper.store, keeper.settings, proposal))
+            if len(found) == limit:
+                break
+        if len(page) < limit:
+            after = None
+            break
+    next_cursor = found[-1]["id"] if found and after is not None else None
+    return plain({"domain": domain, "proposals": found, "next_cursor": next_cursor})
+
+
+@router.post("/proposals", status_code=201, summary="Open a Proposal of a branch into another")
+def open_proposal(request: Request, domain: str, body: ProposalRequest) -> Response:
+    keeper, principal = _caller(request, domain)
+    source = keeper.store.branch(domain, body.source)
+    target = body.target or source.base_branch or keeper.store.domain(domain).default_branch
+    principal.require("proposal.create", domain, source.name)
+    principal.require("data.read", domain, target)
+    if target == source.name:
+        raise InvalidInput(
+            "A Proposal merges a branch into another one",
+            [Issue("target", "the same branch as source", "value")],
+        )
+    keeper.store.branch(domain, target)
+    title = body.title or f"Merge {source.name} into {target}"
+    description = body.description or ""
+    proposed = keeper.store.writes.propose(
+        domain,
+        source=source.name,
+        target=target,
+        principal=principal.id,
+        title=title,
+        intent=None,
+        task=None,
+        policy_review=False,
+        execution=None,
+        describe=lambda _intent, _executions: description,
+    )
+    if not proposed.created:
+        raise Conflict(
+            f"Proposal {proposed.proposal.id} of {source.name!r} into {target!r} is open already",
+            proposal=proposed.proposal.id,
+        )
+    return _answer(keeper, proposed.proposal, 201)
+
+
+@router.get("/proposals/{proposal}", summary="A Proposal, its reviews, blockers and next steps")
+def get_proposal(request: Request, domain: str, proposal: str) -> Response:
+    keeper, principal = _caller(request, domain)
+    return _answer(keeper, _visible(keeper, principal, domain, proposal))
+
+
+class ReviewRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    verdict: Literal["approve", "request_changes", "comment"] = Field(
+        description="approve, request_changes or comment."
+    )
+    body: str = Field(default="", max_length=20000, description="What the reviewer says.")
+
+
+@router.post("/proposals/{proposal}/reviews", status_code=201, summary="Review a Proposal")
+def review(request: Request, domain: str, proposal: str, body: ReviewRequest) -> Response:
+    keeper, principal = _caller(request, domain)
+    found = _visible(keeper, principal, domain, proposal)
+    principal.require("proposal.review", domain, found.target_branch)
+    if body.verdict == "approve" and found.created_by == principal.id:
+        raise SelfApproval(
+            f"{principal.id!r} opened Proposal {found.id}: another reviewer approves it",
+            proposal=found.id,
+        )
+    reviewed = keeper.store.writes.review(
+        domain, found.id, reviewer=principal.id, verdict=body.verdict, body=body.body
+    )
+    return _answer(keeper, reviewed, 201)
+
+
+class MergeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    message: str | None = Field(default=None, description="Message of the merge Revision.")
+
+
+@router.post("/proposals/{proposal}/merge", summary="Merge a Proposal into its target")
+def merge(
+    request: Request, domain: str, proposal: str, body: MergeRequest | None = None
+) -> Response:
+    keeper, principal = _caller(request, domain)
+    found = _visible(keeper, principal, domain, proposal)
+    principal.require("proposal.merge", domain, found.target_branch)
+    state = approval_state(keeper.store, keeper.settings, found)
+    blockers = [b for b in state["blockers"] if b != "open-conflicts"]
+    if found.status == "open" and blockers:
+        raise MergeBlocked(
+            f"Proposal {found.id} cannot merge: {', '.join(blockers)}",
+            proposal=found.id,
+            blockers=blockers,
+        )
+    domain_info = keeper.store.domain(domain)
+    message = (body.message if body else None) or f"Merge {found.title} ({found.id})"
+    limit = operations_of(keeper.settings, domain_info).max_message_chars
+    if len(message) > limit:
+        raise InvalidInput(
+            "The message is too long", [Issue("message", f"longer than {limit}", "too-long")]
+        )
+    merged = keeper.store.writes.merge(
+        domain,
+        found.id,
+        actor=principal.id,
+        message=message,
+        max_event_edits=operations_of(keeper.settings, domain_info).side_effect_max_edits,
+        delete_source=_deletes_source(keeper, domain, found),
+    )
+    if not merged.outcome.merged:
+        raise Conflict(
+            f"Proposal {found.id} meets {merged.outcome.attempt.open_conflicts} Conflict(s) with "
+            f"{found.target_branch!r}; resolve them and merge again",
+            proposal=found.id,
+            counts=merged.outcome.attempt.counts,
+            conflicts=f"{API}/{domain}/proposals/{found.id}/conflicts",
+        )
+    return _answer(keeper, merged.proposal, branch_deleted=merged.branch_deleted)
+
+
+def _deletes_source(keeper: Keeper, domain: str, proposal: ProposalInfo) -> bool:
+    """Task branches go with their Proposal (delete_branch_on_merge); other branches stay."""
+    agent_writes = agent_writes_of(keeper.settings, keeper.store.domain(domain))
+    return agent_writes.delete_branch_on_merge and proposal.source_branch.startswith(
+        agent_writes.branch_prefix
+    )
+
+
+@router.post("/proposals/{proposal}/close", summary="Close a Proposal without merging it")
+def close(request: Request, domain: str, proposal: str) -> Response:
+    keeper, principal = _caller(request, domain)
+    found = _visible(keeper, principal, domain, proposal)
+    if found.created_by != principal.id:
+        principal.require("proposal.merge", domain, found.target_branch)
+    closed = keeper.store.writes.close(
+        domain, found.id, actor=principal.id, delete_source=_deletes_source(keeper, domain, found)
+    )
+    return _answer(keeper, closed)
+
+
+@router.get("/proposals/{proposal}/conflicts", summary="The Conflicts of a Proposal")
+def conflicts(
+    request: Request,
+    domain: str,
+    proposal: str,
+    status: Literal["open", "resolved"] | None = Query(default=None),
+) -> Response:
+    keeper, principal = _caller(request, domain)
+    found = _visible(keeper, principal, domain, proposal)
+    scope = principal.read_scope(
+        domain,
+        found.target_branch,
+        invisible_kinds=keeper.settings.keeper.auth.authz.invisible_kinds,
+    )
+    schema = keeper.store.schema(domain, branch=found.target_branch)
+    _, listed = keeper.store.writes.conflicts(domain, found.id, status=status)
+    return plain(
+        {
+            "domain": domain,
+            "proposal": found.id,
+            "conflicts": [conflict_json(c, schema, scope) for c in listed],
+        }
+    )
+
+
+class ResolveRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    resolution: Literal["source", "target", "value"] = Field(
+        description="Take the source's value, keep the target's, or set `value`."
+    )
+    value: Any = Field(default=None, description="The value, for resolution value.")
+
+
+@router.post("/proposals/{proposal}/conflicts/{conflict}/resolve", summary="Resolve a Conflict")
+def resolve(
+    request: Request, domain: str, proposal: str, conflict: str, body: ResolveRequest
+) -> Response:
+    keeper, principal = _caller(request, domain)
+    found = _visible(keeper, principal, domain, proposal)
+    if found.created_by != principal.id:
+        principal.require("proposal.merge", domain, found.target_branch)
+    updated, _ = keeper.store.writes.resolve(
+        domain,
+        found.id,
+        conflict,
+        resolution=body.resolution,
+        value=body.value,
+        by=principal.id,
+    )
+    refreshed, _attempt = keeper.store.writes.attempt(domain, updated.id, actor=principal.id)
+    return _answer(keeper, refreshed)
+
+
+class ResolutionItem(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ref: str = Field(description="Kind/key of a Record, or relation:from->to of a Link.")
+    attribute: str | None = Field(default=None, description="The Attribute; none for a whole one.")
+    resolution: Literal["source", "target", "value"]
+    value: Any = None
+
+
+class BranchMergeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    into: str | None = Field(default=None, description="Target (default: the base branch).")
+    message: str | None = Field(default=None, description="Message of the merge Revision.")
+    expected_head: str | None = Field(default=None, description="The target head you expect.")
+    resolutions: list[ResolutionItem] = Field(default_factory=list)
+
+
+@router.post("/branches/{branch:path}/merge", summary="Merge a branch into another now")
+def merge_branch(
+    request: Request, domain: str, branch: str, body: BranchMergeRequest | None = None
+) -> Response:
+    keeper, principal = _caller(request, domain)
+    body = body or BranchMergeRequest()
+    source = keeper.store.branch(domain, branch)
+    into = body.into or source.base_branch or keeper.store.domain(domain).default_branch
+    target = keeper.store.branch(domain, into)
+    principal.require("data.read", domain, source.name)
+    if target.protected:
+        raise ReviewRequired(
+            f"Branch {into!r} is protected: open a Proposal of {branch!r} into it",
+            branch=into,
+            operation=None,
+            proposals=[],
+            reason="protected-branch",
+            next=[
+                hint(
+                    "open_proposal",
+                    f"Open a Proposal of {branch!r} into {into!r}.",
+                    "POST",
+                    f"{API}/{domain}/proposals",
+                    "proposal.create",
+                )
+            ],
+        )
+    principal.require("proposal.merge", domain, into)
+    resolutions: dict[tuple[str, str], Resolution] = {
+        (item.ref, item.attribute or ""): (item.resolution, item.value) for item in body.resolutions
+    }
+    done = keeper.store.writes.merge_branch(
+        domain,
+        source.name,
+        into=into,
+        author=principal.id,
+        message=body.message or f"Merge {source.name} into {into}",
+        resolutions=resolutions,
+        expected_head=body.expected_head,
+    )
+    return plain(
+        {
+            "domain": domain,
+            "source": source.name,
+            "target": into,
+            "result": done.result,
+            "revision": done.revision,
+            "base_revision": done.plan.base_revision,
+            "source_head": done.plan.source_head,
+            "changes": len(done.plan.changes),
+            "resolved_conflicts": len(done.plan.resolved),
+        },
+        revision=done.revision,
+    )

@@ -1,0 +1,327 @@
+"""Three-way merges of one branch into another (docs/writes.md).
+
+The merge base is where the two histories meet: the first segment of the target's first-parent
+history that the source's history shares, at the lower of the two sequences (a task branch's
+fork point). The Records and Links written on each side since then are compared with the base:
+
+- changed on the source only: the source's version is taken;
+- changed on both, to the same content: nothing to do;
+- changed on both differently: per Attribute, a side that kept the base value yields to the
+  other; an Attribute both changed differently is a Conflict (`modified-both`). A Record deleted
+  on one side and changed on the other is a Conflict on the whole Record (`deleted-modified`,
+  `modified-deleted`), and so is a Link both sides changed differently (`link-modified-both`).
+
+A Conflict with a resolution (`source`, `target`, or `value` with its value) is settled by it.
+When none is left open, the merge commits the taken changes on the target as one Revision whose
+parents are the target head and the source head; a value brought from the source keeps the
+Revision that set it there in its provenance (the row version names the merge Revision).
+`fast_forward` names a merge whose target did not change since the base.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import sqlalchemy as sa
+
+from lorebase_core.changes import Change, DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
+from lorebase_core.errors import BadRequest
+from lorebase_core.schema import Schema
+from lorebase_store.current import Current, current_links, current_records
+from lorebase_store.diff import touched
+from lorebase_store.provenance import expand
+from lorebase_store.results import BranchInfo
+from lorebase_store.views import (
+    Segment,
+    branch_by_id,
+    lineage,
+    load_domain,
+    revision_at,
+    segments,
+)
+
+MergeResult = Literal["up_to_date", "fast_forward", "merge", "conflicts"]
+Resolution = tuple[str, Any]
+"""How a Conflict is settled: ("source" | "target" | "value", the value for "value")."""
+
+RESOLUTIONS = ("source", "target", "value")
+
+
+class BranchesUnrelated(BadRequest):
+    status = 422
+    code = "branches-unrelated"
+    title = "The branches share no history"
+
+
+@dataclass(frozen=True)
+class FoundConflict:
+    entity: Literal["record", "link"]
+    ref: str
+    attribute: str
+    """The Attribute in conflict; "" for the whole Record or Link."""
+    code: str
+    base: Any
+    source: Any
+    target: Any
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        return (self.ref, self.attribute)
+
+
+@dataclass
+class MergePlan:
+    base_revision: str | None
+    source_head: str | None
+    target_head: str | None
+    fast_forward: bool
+    changes: list[Change] = field(default_factory=list)
+    conflicts: list[FoundConflict] = field(default_factory=list)
+    resolved: list[FoundConflict] = field(default_factory=list)
+
+    @property
+    def result(self) -> MergeResult:
+        if self.conflicts:
+            return "conflicts"
+        if not self.changes:
+            return "up_to_date"
+        return "fast_forward" if self.fast_forward else "merge"
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(sorted(Counter(conflict.code for conflict in self.conflicts).items()))
+
+
+def merge_base(
+    connection: sa.Connection, source: BranchInfo, target: BranchInfo
+) -> tuple[Segment, ...]:
+    """The read segments of the merge base of `source` into `target`."""
+    source_history = {s.branch_id: s.upto for s in lineage(connection, source, source.head_seq)}
+    for segment in lineage(connection, target, target.head_seq):
+        if segment.branch_id in source_history:
+            seq = min(segment.upto, source_history[segment.branch_id])
+            base_branch = (
+                target
+                if segment.branch_id == target.id
+                else source
+                if segment.branch_id == source.id
+                else branch_by_id(
+                    connection, load_domain(connection, source.domain), segment.branch_id
+                )
+            )
+            return segments(connection, base_branch, seq)
+    raise BranchesUnrelated(
+        f"Branches {source.name!r} and {target.name!r} share no history to merge from",
+        source=source.name,
+        target=target.name,
+    )
+
+
+def plan_merge(
+    connection: sa.Connection,
+    schema: Schema,
+    source: BranchInfo,
+    target: BranchInfo,
+    resolutions: Mapping[tuple[str, str], Resolution] | None = None,
+) -> MergePlan:
+    """What merging `source` into `target` changes, and the Conflicts it meets."""
+    resolutions = resolutions or {}
+    base_chain = merge_base(connection, source, target)
+    base_revision = revision_at(connection, base_chain[0].branch_id, base_chain[0].upto)
+    source_chain = segments(connection, source, source.head_seq)
+    target_chain = segments(connection, target, target.head_seq)
+    source_history = lineage(connection, source, source.head_seq)
+    target_history = lineage(connection, target, target.head_seq)
+    records_s, links_s = touched(connection, source_history, target_history)
+    records_t, links_t = touched(connection, target_history, source_history)
+    plan = MergePlan(
+        base_revision,
+        source.head_revision,
+        target.head_revision,
+        fast_forward=not records_t and not links_t,
+    )
+    chains = (base_chain, source_chain, target_chain)
+    by_kind: dict[str, set[str]] = {}
+    for kind, key in records_s:
+        by_kind.setdefault(kind, set()).add(key)
+    for kind, keys in sorted(by_kind.items()):
+        kind_def = schema.kinds.get(kind)
+        derived = set(kind_def.derived_attributes) if kind_def is not None else set()
+        base, mine, theirs = (current_records(connection, chain, kind, keys) for chain in chains)
+        for key in sorted(keys):
+            _merge_record(
+                plan,
+                kind,
+                key,
+                derived,
+                (_live(base.get(key)), _live(mine.get(key)), _live(theirs.get(key))),
+                mine.get(key),
+                (kind, key) in records_t,
+                resolutions,
+            )
+    by_relation: dict[str, set[tuple[str, str]]] = {}
+    for relation, from_key, to_key in links_s:
+        by_relation.setdefault(relation, set()).add((from_key, to_key))
+    for relation, pairs in sorted(by_relation.items()):
+        base_l, mine_l, theirs_l = (
+            current_links(connection, chain, relation, pairs) for chain in chains
+        )
+        for pair in sorted(pairs):
+            _merge_link(
+                plan,
+                relation,
+                pair,
+                (_live(base_l.get(pair)), _live(mine_l.get(pair)), _live(theirs_l.get(pair))),
+                (relation, *pair) in links_t,
+                resolutions,
+            )
+    return plan
+
+
+def _live(version: Current | None) -> dict[str, Any] | None:
+    return dict(version.values) if version is not None and not version.deleted else None
+
+
+def _merge_record(
+    plan: MergePlan,
+    kind: str,
+    key: str,
+    derived: set[str],
+    sides: tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any] | None],
+    source_version: Current | None,
+    target_touched: bool,
+    resolutions: Mapping[tuple[str, str], Resolution],
+) -> None:
+    base, mine, theirs = sides
+    ref = f"{kind}/{key}"
+    if mine in (base, theirs):
+        return
+    provenance = (
+        expand(source_version.provenance, mine)
+        if source_version is not None and mine is not None
+        else {}
+    )
+    take_source = (
+        DeleteRecord(kind, key, source=ref)
+        if mine is None
+        else _upsert(kind, key, mine, derived, provenance, ref)
+    )
+    if not target_touched or theirs == base:
+        plan.changes.append(take_source)
+        return
+    if mine is None or theirs is None:
+        code = "deleted-modified" if mine is None else "modified-deleted"
+        settled = _settle(
+            plan, FoundConflict("record", ref, "", code, base, mine, theirs), resolutions
+        )
+        if settled is not None and settled[0] == "value":
+            raise BadRequest(
+                f"The Conflict on {ref} is about the whole Record: resolve it with source or "
+                "target",
+                ref=ref,
+            )
+        if settled is not None and settled[0] == "source":
+            plan.changes.append(take_source)
+        return
+    merged, brought = _merge_attributes(
+        plan, ref, derived, (base or {}, mine, theirs), provenance, resolutions
+    )
+    if merged != theirs:
+        plan.changes.append(_upsert(kind, key, merged, derived, brought, ref))
+
+
+def _merge_attributes(
+    plan: MergePlan,
+    ref: str,
+    derived: set[str],
+    sides: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
+    provenance: Mapping[str, int],
+    resolutions: Mapping[tuple[str, str], Resolution],
+) -> tuple[dict[str, Any], dict[str, int]]:
+    """The target's values with what the source changed, and the provenance brought with them."""
+    base, mine, theirs = sides
+    merged = dict(theirs)
+    brought: dict[str, int] = {}
+    for name in sorted((set(mine) | set(theirs) | set(base)) - derived):
+        b, s, g = base.get(name), mine.get(name), theirs.get(name)
+        if s in (g, b):
+            continue
+        take: Resolution = ("source", s)
+        if g != b:
+            found = FoundConflict("record", ref, name, "modified-both", b, s, g)
+            settled = _settle(plan, found, resolutions)
+            if settled is None or settled[0] == "target":
+                continue
+            take = settled
+        value = s if take[0] == "source" else take[1]
+        if take[0] == "source" and name in provenance:
+            brought[name] = provenance[name]
+        if value is None:
+            merged.pop(name, None)
+        else:
+            merged[name] = value
+    return merged, brought
+
+
+def _upsert(
+    kind: str,
+    key: str,
+    values: Mapping[str, Any],
+    derived: set[str],
+    provenance: Mapping[str, int],
+    ref: str,
+) -> UpsertRecord:
+    written = {name: value for name, value in values.items() if name not in derived}
+    return UpsertRecord(
+        kind,
+        key,
+        written,
+        replace=True,
+        provenance={name: pk for name, pk in provenance.items() if name in written},
+        source=ref,
+    )
+
+
+def _merge_link(
+    plan: MergePlan,
+    relation: str,
+    pair: tuple[str, str],
+    sides: tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any] | None],
+    target_touched: bool,
+    resolutions: Mapping[tuple[str, str], Resolution],
+) -> None:
+    base, mine, theirs = sides
+    ref = f"{relation}:{pair[0]}->{pair[1]}"
+    if mine in (base, theirs):
+        return
+    if target_touched and theirs != base:
+        found = FoundConflict("link", ref, "", "link-modified-both", base, mine, theirs)
+        settled = _settle(plan, found, resolutions)
+        if settled is None or settled[0] == "target":
+            return
+        if settled[0] == "value":
+            raise BadRequest(
+                f"The Conflict on {ref} is about the whole Link: resolve it with source or target",
+                ref=ref,
+            )
+    if mine is None:
+        plan.changes.append(DeleteLink(relation, pair[0], pair[1], source=ref))
+    else:
+        plan.changes.append(UpsertLink(relation, pair[0], pair[1], mine, replace=True, source=ref))
+
+
+def _settle(
+    plan: MergePlan,
+    found: FoundConflict,
+    resolutions: Mapping[tuple[str, str], Resolution],
+) -> Resolution | None:
+    """The resolution of a Conflict, or None when it stays open (and is listed)."""
+    resolution = resolutions.get(found.identity)
+    if resolution is None:
+        plan.conflicts.append(found)
+        return None
+    plan.resolved.append(found)
+    return resolution
