@@ -759,3 +759,34 @@ async def test_branches_merge_directly_into_unprotected_ones(
     assert merged_in.json()["branch_deleted"] is False  # only task branches go with their Proposal
     assert await risk(api, callers) == "11"
     assert "staging" in [b.name for b in supply.branches("supply")]
+
+
+async def test_lineage_and_explain_name_the_merge_that_brought_a_value(
+    api: httpx.AsyncClient, callers: Callers
+) -> None:
+    proposed = await api.post(
+        f"{API}/operations/update_supplier/execute",
+        json={"parameters": {"key": "S-1001", "risk_score": 40}, "task": "lower"},
+        headers=callers.agent,
+    )
+    body = proposed.json()
+    url = body["proposal"]["url"]
+    await api.post(f"{url}/reviews", json={"verdict": "approve"}, headers=callers.reviewer)
+    merged = (await api.post(f"{url}/merge", json={}, headers=callers.reviewer)).json()
+    lineage = (
+        await api.get(f"{API}/kinds/Supplier/records/S-1001/lineage", headers=callers.admin)
+    ).json()
+    entries = lineage["attributes"]
+    risk_entry = entries["risk_score"]
+    assert risk_entry["revision"] == body["revision"]  # the original provenance is kept
+    assert risk_entry["origin"] == {"type": "operation", "ref": body["invocation_id"]}
+    assert risk_entry["operation"] == "update_supplier"
+    assert risk_entry["actor"] == AGENT
+    assert risk_entry["brought_by"]["revision"] == merged["merged_revision"]
+    assert risk_entry["brought_by"]["origin"] == {"type": "merge", "ref": merged["id"]}
+    assert risk_entry["proposal"] == merged["id"]
+    assert "brought_by" not in entries["legal_name"]  # values the merge left alone keep their Revision
+    explained = (
+        await api.get(f"{API}/kinds/Supplier/records/S-1001/explain", headers=callers.admin)
+    ).json()
+    assert explained["proposals"] == [{"id": merged["id"], "url": url}]

@@ -77,7 +77,16 @@ def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
         "attributes": attributes,
         "links": links,
         "links_truncated": truncated,
-        "proposals": [],
+        "proposals": [
+            {"id": proposal, "url": f"/api/v1/domains/{read.domain}/proposals/{proposal}"}
+            for proposal in sorted(
+                {
+                    entry.proposal
+                    for name, entry in found.attributes.items()
+                    if entry.proposal is not None and name in values
+                }
+            )
+        ],
     }
 
 

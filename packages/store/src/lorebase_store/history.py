@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -178,16 +180,58 @@ def _lineage(
     if not versions or versions[0]["deleted"]:
         raise RecordNotFound(f"{kind}/{key} does not exist on branch {view.branch.name!r}")
     provenance = expand(versions[0]["provenance_json"], versions[0]["values_json"])
-    revisions = revisions_by_pk(connection, list(provenance.values()))
-    attributes = {
-        name: Provenance(
-            revisions[pk].id,
-            revisions[pk].origin_type,
-            revisions[pk].origin_ref,
-            revisions[pk].author,
-            revisions[pk].created_at,
-            revisions[pk].message,
+    brought = {name: _bringing(versions, name, pk) for name, pk in provenance.items()}
+    revisions = revisions_by_pk(connection, [*provenance.values(), *brought.values()])
+    operations = _operations(connection, revisions.values())
+
+    def entry(pk: int) -> Provenance:
+        revision = revisions[pk]
+        return Provenance(
+            revision.id,
+            revision.origin_type,
+            revision.origin_ref,
+            revision.author,
+            revision.created_at,
+            revision.message,
+            operation=operations.get(revision.origin_ref or ""),
         )
-        for name, pk in sorted(provenance.items())
-    }
+
+    attributes = {}
+    for name, pk in sorted(provenance.items()):
+        value = entry(pk)
+        if brought[name] != pk:  # set on another branch, merged into this one
+            merge = revisions[brought[name]]
+            proposal = merge.origin_ref if (merge.origin_ref or "").startswith("prp_") else None
+            value = replace(value, brought_by=entry(brought[name]), proposal=proposal)
+        attributes[name] = value
     return Lineage(kind, key, attributes, min(len(versions), count_max), len(versions) > count_max)
+
+
+def _bringing(versions: list[dict[str, Any]], name: str, pk: int) -> int:
+    """The Revision of the oldest version in a row, from the newest, holding the value of `pk`.
+
+    It is `pk` itself for a value set on this branch; for a value a merge brought, the merge.
+    """
+    found = pk
+    for version in versions:
+        if version["deleted"] or expand(version["provenance_json"], [name]).get(name) != pk:
+            break
+        found = int(version["revision_pk"])
+    return found
+
+
+def _operations(connection: sa.Connection, revisions: Iterable[RevisionInfo]) -> dict[str, str]:
+    """The Operation behind each invocation an operation Revision names."""
+    refs = {
+        r.origin_ref
+        for r in revisions
+        if r.origin_type == "operation" and (r.origin_ref or "").startswith("inv_")
+    }
+    if not refs:
+        return {}
+    rows = connection.execute(
+        sa.select(t.invocations.c.id, t.invocations.c.operation).where(
+            t.invocations.c.id.in_(sorted(refs))
+        )
+    )
+    return {row.id: row.operation for row in rows}

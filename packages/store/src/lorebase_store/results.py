@@ -91,15 +91,28 @@ class Provenance:
     actor: str
     at: str
     message: str
+    operation: str | None = None
+    """The Operation an execution ran (origin operation with an invocation as its ref)."""
+    brought_by: Provenance | None = None
+    """The Revision that brought a value merged from another branch: the merge Revision."""
+    proposal: str | None = None
+    """The Proposal whose merge brought the value (origin merge of a Proposal)."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        found: dict[str, Any] = {
             "revision": self.revision,
             "origin": {"type": self.origin_type, "ref": self.origin_ref},
             "actor": self.actor,
             "at": self.at,
             "message": self.message,
         }
+        if self.operation is not None:
+            found["operation"] = self.operation
+        if self.brought_by is not None:
+            found["brought_by"] = self.brought_by.to_json()
+        if self.proposal is not None:
+            found["proposal"] = self.proposal
+        return found
 
 
 @dataclass(frozen=True)
