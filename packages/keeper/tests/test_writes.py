@@ -643,7 +643,7 @@ async def test_conflicting_proposals_list_conflicts_and_merge_once_resolved(
     assert await risk(api, callers) == "70"
     url = second["proposal"]["url"]
     refused = await api.post(f"{url}/merge", json={}, headers=callers.reviewer)
-    problem = assert_problem(refused, 409, "conflict")
+    problem = assert_problem(refused, 409, "merge-conflicts")
     assert problem["counts"] == {"modified-both": 1}
     listed = (await api.get(f"{url}/conflicts", headers=callers.reviewer)).json()["conflicts"]
     assert [
@@ -785,8 +785,34 @@ async def test_lineage_and_explain_name_the_merge_that_brought_a_value(
     assert risk_entry["brought_by"]["revision"] == merged["merged_revision"]
     assert risk_entry["brought_by"]["origin"] == {"type": "merge", "ref": merged["id"]}
     assert risk_entry["proposal"] == merged["id"]
-    assert "brought_by" not in entries["legal_name"]  # values the merge left alone keep their Revision
+    assert (
+        "brought_by" not in entries["legal_name"]
+    )  # values the merge left alone keep their Revision
     explained = (
         await api.get(f"{API}/kinds/Supplier/records/S-1001/explain", headers=callers.admin)
     ).json()
     assert explained["proposals"] == [{"id": merged["id"], "url": url}]
+
+
+async def test_proposal_pages_skip_what_the_caller_may_not_see_and_lose_nothing(
+    api: httpx.AsyncClient, callers: Callers
+) -> None:
+    ids = []
+    for index in range(5):
+        answer = await api.post(
+            f"{API}/operations/update_supplier/execute",
+            json={"parameters": {"key": f"S-100{index + 1}", "tier": 3}, "task": f"t{index}"},
+            headers=callers.agent,
+        )
+        assert answer.status_code == 202, answer.text
+        ids.append(answer.json()["proposal"]["id"])
+    seen: list[str] = []
+    cursor = None
+    while True:
+        params = {"limit": 2, **({"cursor": cursor} if cursor else {})}
+        page = (await api.get(f"{API}/proposals", params=params, headers=callers.viewer)).json()
+        seen += [p["id"] for p in page["proposals"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == ids

@@ -244,3 +244,62 @@ class StaleHead(Conflict):
 class AmbiguousRevision(Conflict):
     code = "ambiguous-revision"
     title = "Ambiguous Revision prefix"
+
+
+# -- writes (docs/writes.md) --------------------------------------------------------------------
+
+
+class OperationNotFound(NotFound):
+    code = "operation-not-found"
+    title = "Unknown Operation"
+
+
+class ProposalNotFound(NotFound):
+    code = "proposal-not-found"
+    title = "Unknown Proposal"
+
+
+class ConflictNotFound(NotFound):
+    code = "conflict-not-found"
+    title = "Unknown Conflict"
+
+
+class ReviewRequired(Conflict):
+    code = "review-required"
+    title = "Review required"
+
+
+class IdempotencyKeyReused(Conflict):
+    code = "idempotency-key-reused"
+    title = "Idempotency key used for another request"
+
+
+class AgentBranchLimit(Conflict):
+    code = "agent-branch-limit"
+    title = "Too many task branches"
+
+
+class MergeConflicts(Conflict):
+    code = "merge-conflicts"
+    title = "The merge meets Conflicts"
+
+
+class MergeBlocked(Conflict):
+    code = "merge-blocked"
+    title = "The Proposal cannot merge yet"
+
+
+class SelfApproval(Conflict):
+    code = "self-approval"
+    title = "Authors do not approve their own Proposals"
+
+
+class ProposalNotOpen(Conflict):
+    code = "proposal-not-open"
+    title = "The Proposal is not open"
+
+
+class BranchesUnrelated(BadRequest):
+    status = 422
+    code = "branches-unrelated"
+    title = "The branches share no history"

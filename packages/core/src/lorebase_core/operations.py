@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lorebase_core.changes import Change, DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
-from lorebase_core.errors import Issue, NotFound, ValuesInvalid
+from lorebase_core.errors import Issue, OperationNotFound, ValuesInvalid
 from lorebase_core.expressions import (
     Expression,
     ExpressionError,
@@ -30,11 +30,6 @@ from lorebase_core.values import CanonicalValue, ValueProblem
 MASK = "***"
 INVOCATION_ID = "invocation_id"
 _UNQUOTED_TYPES = frozenset({"integer", "decimal", "date", "datetime"})
-
-
-class OperationNotFound(NotFound):
-    code = "operation-not-found"
-    title = "Unknown Operation"
 
 
 @dataclass(frozen=True)

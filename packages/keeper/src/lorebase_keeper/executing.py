@@ -16,7 +16,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.changes import Origin
-from lorebase_core.errors import Conflict, InvalidInput, Issue, ValuesInvalid
+from lorebase_core.errors import (
+    IdempotencyKeyReused,
+    InvalidInput,
+    Issue,
+    ReviewRequired,
+    ValuesInvalid,
+)
 from lorebase_core.operations import Execution, parameter_view, plan_execution
 from lorebase_core.schema import Schema
 from lorebase_keeper.agent_writes import (
@@ -38,7 +44,6 @@ from lorebase_platform.settings import AgentWritesSettings
 from lorebase_store.commits import CommitRequest
 from lorebase_store.executions import (
     ExecutionRecord,
-    IdempotencyKeyReused,
     Invocation,
     request_digest,
 )
@@ -46,11 +51,6 @@ from lorebase_store.ids import new_id
 from lorebase_store.proposals import ProposalInfo
 from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.writes import Writes
-
-
-class ReviewRequired(Conflict):
-    code = "review-required"
-    title = "Review required"
 
 
 class ExecuteRequest(BaseModel):
@@ -313,8 +313,8 @@ def _review_required(call: _Call, reason: str, agent_writes: AgentWritesSettings
     next_hints = [
         hint(
             "name_a_task",
-            "Send the request again with a task (and an intent): Keeper runs it on a task "
-            "branch and opens a Proposal for review.",
+            "Send the request again with a task and an intent (and auto_propose: true unless "
+            "you are an agent principal): Keeper runs it on a task branch and opens a Proposal.",
             "POST",
             execute,
             "proposal.create",

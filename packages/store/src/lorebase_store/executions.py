@@ -21,7 +21,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_core.changes import Change
-from lorebase_core.errors import Conflict, InvalidInput, Issue
+from lorebase_core.errors import IdempotencyKeyReused, InvalidInput, Issue
 from lorebase_core.schema import canonical_json
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
@@ -30,11 +30,6 @@ from lorebase_store.commits import CommitRequest, commit_on
 from lorebase_store.engine import read_transaction, write_transaction
 from lorebase_store.results import CommitResult
 from lorebase_store.views import load_domain
-
-
-class IdempotencyKeyReused(Conflict):
-    code = "idempotency-key-reused"
-    title = "Idempotency key used for another request"
 
 
 @dataclass(frozen=True)

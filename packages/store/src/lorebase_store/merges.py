@@ -28,7 +28,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 from lorebase_core.changes import Change, DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
-from lorebase_core.errors import BadRequest
+from lorebase_core.errors import BadRequest, BranchesUnrelated
 from lorebase_core.schema import Schema
 from lorebase_store.current import Current, current_links, current_records
 from lorebase_store.diff import touched
@@ -48,12 +48,6 @@ Resolution = tuple[str, Any]
 """How a Conflict is settled: ("source" | "target" | "value", the value for "value")."""
 
 RESOLUTIONS = ("source", "target", "value")
-
-
-class BranchesUnrelated(BadRequest):
-    status = 422
-    code = "branches-unrelated"
-    title = "The branches share no history"
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_core.changes import Origin
-from lorebase_core.errors import Conflict, NotFound
+from lorebase_core.errors import ConflictNotFound, ProposalNotFound, ProposalNotOpen
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
@@ -29,21 +29,6 @@ from lorebase_store.ids import new_id
 from lorebase_store.merges import FoundConflict, MergePlan, Resolution, plan_merge
 from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.views import branch_by_id, load_branch
-
-
-class ProposalNotFound(NotFound):
-    code = "proposal-not-found"
-    title = "Unknown Proposal"
-
-
-class ConflictNotFound(NotFound):
-    code = "conflict-not-found"
-    title = "Unknown Conflict"
-
-
-class ProposalNotOpen(Conflict):
-    code = "proposal-not-open"
-    title = "The Proposal is not open"
 
 
 def now() -> str:

@@ -13,7 +13,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_core.changes import Change, Origin
-from lorebase_core.errors import AlreadyExists, Conflict
+from lorebase_core.errors import AgentBranchLimit, AlreadyExists, MergeConflicts, ProposalNotOpen
 from lorebase_store import tables as t
 from lorebase_store.audit import AuditEntry, audit, audit_entries
 from lorebase_store.branches import BranchMode, create_branch_on
@@ -36,7 +36,6 @@ from lorebase_store.proposals import (
     ConflictInfo,
     MergeOutcome,
     ProposalInfo,
-    ProposalNotOpen,
     add_review,
     attempt_merge,
     close_proposal,
@@ -54,16 +53,6 @@ from lorebase_store.proposals import (
 from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.schemas import schema_by_digest
 from lorebase_store.views import list_branches, load_branch, load_domain
-
-
-class AgentBranchLimit(Conflict):
-    code = "agent-branch-limit"
-    title = "Too many task branches"
-
-
-class MergeConflicts(Conflict):
-    code = "merge-conflicts"
-    title = "The merge meets Conflicts"
 
 
 @dataclass(frozen=True)
@@ -467,10 +456,17 @@ class Writes:
             return BranchMerge(plan.result, revision, plan)
 
     # -- audit -------------------------------------------------------------------------------
-    def record(self, domain: str, principal: str, action: str, subject: str, **details: Any) -> None:
+    def record(
+        self, domain: str, principal: str, action: str, subject: str, **details: Any
+    ) -> None:
         with write_transaction(self.engine) as connection:
             audit(
-                connection, load_domain(connection, domain).id, principal, action, subject, **details
+                connection,
+                load_domain(connection, domain).id,
+                principal,
+                action,
+                subject,
+                **details,
             )
 
     def audit(self, domain: str, *, after: int = 0, limit: int = 100) -> list[AuditEntry]:

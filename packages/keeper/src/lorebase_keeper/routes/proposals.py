@@ -13,11 +13,19 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from lorebase_core.errors import Conflict, DomainNotFound, InvalidInput, Issue
+from lorebase_core.errors import (
+    Conflict,
+    DomainNotFound,
+    InvalidInput,
+    Issue,
+    MergeBlocked,
+    MergeConflicts,
+    ReviewRequired,
+    SelfApproval,
+)
 from lorebase_keeper.agent_writes import API, agent_writes_of, hint, operations_of
 from lorebase_keeper.answers import plain
 from lorebase_keeper.authz import Principal
-from lorebase_keeper.executing import ReviewRequired
 from lorebase_keeper.proposal_shapes import approval_state, conflict_json, proposal_json
 from lorebase_keeper.reading import Keeper, keeper_of
 from lorebase_keeper.routes.documented import WRITE_RESPONSES
@@ -31,16 +39,6 @@ router = APIRouter(
     route_class=SegmentRoute,
     responses=WRITE_RESPONSES,
 )
-
-
-class MergeBlocked(Conflict):
-    code = "merge-blocked"
-    title = "The Proposal cannot merge yet"
-
-
-class SelfApproval(Conflict):
-    code = "self-approval"
-    title = "Authors do not approve their own Proposals"
 
 
 def _caller(request: Request, domain: str) -> tuple[Keeper, Principal]:
@@ -90,14 +88,13 @@ def list_proposals(
     author = principal.id if created_by == "me" else created_by
     if assigned == "me":
         status = "open"
-    found: list[dict[str, Any]] = []
+    found: list[ProposalInfo] = []
     after = cursor
-    while len(found) < limit:
+    while len(found) <= limit:  # one more than a page tells whether another page follows
         page = keeper.store.writes.proposals(
-            domain, status=status, created_by=author, after=after, limit=limit
+            domain, status=status, created_by=author, after=after, limit=limit + 1
         )
         for proposal in page:
-            after = proposal.id
             permissions = principal.permissions(domain, proposal.target_branch)
             if "data.read" not in permissions:
                 continue
@@ -105,14 +102,19 @@ def list_proposals(
                 "proposal.review" not in permissions or proposal.created_by == principal.id
             ):
                 continue
-            found.append(proposal_json(keeper.store, keeper.settings, proposal))
-            if len(found) == limit:
-                break
-        if len(page) < limit:
-            after = None
+            found.append(proposal)
+        if len(page) <= limit:
             break
-    next_cursor = found[-1]["id"] if found and after is not None else None
-    return plain({"domain": domain, "proposals": found, "next_cursor": next_cursor})
+        after = page[-1].id
+    shown = found[:limit]
+    next_cursor = shown[-1].id if len(found) > limit else None
+    return plain(
+        {
+            "domain": domain,
+            "proposals": [proposal_json(keeper.store, keeper.settings, p) for p in shown],
+            "next_cursor": next_cursor,
+        }
+    )
 
 
 @router.post("/proposals", status_code=201, summary="Open a Proposal of a branch into another")
@@ -218,12 +220,12 @@ def merge(
         delete_source=_deletes_source(keeper, domain, found),
     )
     if not merged.outcome.merged:
-        raise Conflict(
+        raise MergeConflicts(
             f"Proposal {found.id} meets {merged.outcome.attempt.open_conflicts} Conflict(s) with "
             f"{found.target_branch!r}; resolve them and merge again",
             proposal=found.id,
             counts=merged.outcome.attempt.counts,
-            conflicts=f"{API}/{domain}/proposals/{found.id}/conflicts",
+            conflicts_url=f"{API}/{domain}/proposals/{found.id}/conflicts",
         )
     return _answer(keeper, merged.proposal, branch_deleted=merged.branch_deleted)
 
