@@ -1,4 +1,4 @@
-"""Lorebase client: Keeper's read API over HTTP (sync and async) and the `lorebase` CLI.
+"""Lorebase client: Keeper's API over HTTP (sync and async) and the `lorebase` CLI.
 
 ```python
 from lorebase_client import LorebaseClient
@@ -22,20 +22,33 @@ from lorebase_client.errors import (
     problem_of,
     response_of,
 )
-from lorebase_client.routes import BranchMode, ExplainFormat
+from lorebase_client.routes import (
+    NO_VALUE,
+    BranchMode,
+    ConflictStatus,
+    ExplainFormat,
+    ProposalStatus,
+    Resolution,
+    Verdict,
+)
 
 __all__ = [
     "API_KEY_ENV",
     "DEFAULT_URL",
+    "NO_VALUE",
     "URL_ENV",
     "Answer",
     "AsyncLorebaseClient",
     "BranchMode",
+    "ConflictStatus",
     "ExplainFormat",
     "InvalidPathSegment",
     "LorebaseClient",
+    "ProposalStatus",
+    "Resolution",
     "Text",
     "UnexpectedAnswer",
+    "Verdict",
     "error_from_response",
     "problem_of",
     "response_of",

@@ -2,12 +2,15 @@
 
 An `Answer` is the parsed JSON document itself (a `dict`: index it, compare it, `json.dumps` it),
 with what the headers said as attributes: `etag`, `revision` (the `Lorebase-Revision` header),
-`status_code` and `not_modified`. A Markdown answer (explain with `format="markdown"`) is a
-`Text`, a `str` with the same attributes.
+`status_code`, `not_modified` and `replayed` (the `Idempotent-Replayed` header of a write). A
+Markdown answer (explain with `format="markdown"`) is a `Text`, a `str` with the same attributes.
 
 Conditional reads: pass an answer's `etag` back (`etag=answer.etag`). When nothing changed, Keeper
 answers 304 and the method returns an empty answer whose `not_modified` is True: keep using the
 one you have.
+
+Idempotent writes: an execution sent again with the same idempotency key is not run again; Keeper
+answers what the first one answered, with `Idempotent-Replayed: true`, and `replayed` is True.
 """
 
 from __future__ import annotations
@@ -20,10 +23,12 @@ import httpx
 from lorebase_client.errors import UnexpectedAnswer, error_from_response
 
 REVISION_HEADER = "Lorebase-Revision"
+REPLAYED_HEADER = "Idempotent-Replayed"
 
 
 class Answer(dict[str, Any]):
-    """A JSON answer: the document, plus `etag`, `revision`, `status_code`, `not_modified`."""
+    """A JSON answer: the document, plus `etag`, `revision`, `status_code`, `not_modified` and
+    `replayed`."""
 
     etag: str | None
     """The ETag to send back as `etag=` for a conditional read (None: the answer has none)."""
@@ -32,6 +37,9 @@ class Answer(dict[str, Any]):
     status_code: int
     not_modified: bool
     """True for the empty answer of a 304: what you have is current."""
+    replayed: bool
+    """True when Keeper answered a write from its idempotency key (`Idempotent-Replayed: true`):
+    the write was not run again, this is the answer of the first one."""
 
     def __init__(
         self,
@@ -41,12 +49,14 @@ class Answer(dict[str, Any]):
         revision: str | None = None,
         status_code: int = 200,
         not_modified: bool = False,
+        replayed: bool = False,
     ) -> None:
         super().__init__(document or {})
         self.etag = etag
         self.revision = revision
         self.status_code = status_code
         self.not_modified = not_modified
+        self.replayed = replayed
 
     def __repr__(self) -> str:
         if self.not_modified:
@@ -55,12 +65,14 @@ class Answer(dict[str, Any]):
 
 
 class Text(str):
-    """A Markdown answer: the text, plus `etag`, `revision`, `status_code`, `not_modified`."""
+    """A Markdown answer: the text, plus `etag`, `revision`, `status_code`, `not_modified` and
+    `replayed`."""
 
     etag: str | None
     revision: str | None
     status_code: int
     not_modified: bool
+    replayed: bool
 
     def __new__(
         cls,
@@ -70,12 +82,14 @@ class Text(str):
         revision: str | None = None,
         status_code: int = 200,
         not_modified: bool = False,
+        replayed: bool = False,
     ) -> Text:
         made = super().__new__(cls, text)
         made.etag = etag
         made.revision = revision
         made.status_code = status_code
         made.not_modified = not_modified
+        made.replayed = replayed
         return made
 
 
@@ -89,6 +103,7 @@ def _headers(response: httpx.Response) -> dict[str, Any]:
         "etag": response.headers.get("etag"),
         "revision": response.headers.get(REVISION_HEADER),
         "status_code": response.status_code,
+        "replayed": response.headers.get(REPLAYED_HEADER, "").strip().lower() == "true",
     }
 
 

@@ -1,8 +1,8 @@
-"""`AsyncLorebaseClient`: Keeper's read API over HTTP, asynchronous (httpx.AsyncClient).
+"""`AsyncLorebaseClient`: Keeper's API over HTTP, reads and writes, async (httpx.AsyncClient).
 
 The twin of `LorebaseClient` (client.py): the same methods, awaited; `aclose` for `close`, and
-the `iter_*` methods are async iterators. Both build their requests in routes.py and read the
-answers in answers.py.
+the `iter_*` methods and `proposals` are async iterators. Both build their requests in routes.py
+and read the answers in answers.py.
 """
 
 from __future__ import annotations
@@ -22,11 +22,20 @@ from lorebase_client.connection import (
     resolve_api_key,
     resolve_base_url,
 )
-from lorebase_client.routes import ApiRequest, BranchMode, ExplainFormat
+from lorebase_client.routes import (
+    NO_VALUE,
+    ApiRequest,
+    BranchMode,
+    ConflictStatus,
+    ExplainFormat,
+    ProposalStatus,
+    Resolution,
+    Verdict,
+)
 
 
 class AsyncLorebaseClient:
-    """An async client of Keeper's read API: `LorebaseClient`'s methods, awaited.
+    """An async client of Keeper's API: `LorebaseClient`'s methods, awaited.
 
     Every method returns the parsed answer (`Answer`, a `dict`; `Text` for Markdown) and raises
     the typed error of a problem document (`KindNotFound`, `HistoryForbidden` ...), with the
@@ -667,3 +676,185 @@ class AsyncLorebaseClient:
     async def tag(self, domain: str, name: str) -> Answer:
         """One tag and its Revision."""
         return await self._json(routes.tag(domain, name))
+
+    # -- writes: Operations -------------------------------------------------------------------
+
+    async def execute(
+        self,
+        domain: str,
+        operation: str,
+        parameters: Mapping[str, Any],
+        *,
+        branch: str | None = None,
+        dry_run: bool | None = None,
+        expected_head: str | None = None,
+        message: str | None = None,
+        idempotency_key: str | None = None,
+        task: str | None = None,
+        intent: str | None = None,
+        auto_propose: bool | None = None,
+        auto_merge: bool | None = None,
+    ) -> Answer:
+        """Run an Operation of the schema with `parameters` (docs/client.md, Writes).
+
+        `status` says what happened: `committed`, `dry_run` (`dry_run=True`: checked and planned,
+        nothing written), `merged` (200), or `proposed` and `conflicts` (202: the write waits on
+        a Proposal). A write that needs review runs, given a `task`, on the caller's task branch
+        for it, which Keeper opens along with a Proposal (agents do so by default; other callers
+        add `auto_propose=True`); `intent` says why (the Proposal's description). `expected_head`
+        refuses the write (`StaleHead`) unless the branch is still at that Revision.
+        `idempotency_key` is sent as the `Idempotency-Key` header: the same key again answers the
+        first execution's answer, with `replayed` True, and runs nothing.
+
+        Raises:
+            Conflict: 409 `review-required` (the branch is protected: write on a task or branch
+                of your own; `extra` holds `branch`, `proposals`, `reason` and `next`) or
+                `StaleHead`.
+            ValuesInvalid: 422, the parameters break the Operation's rules (`issues`).
+            NotFound: 404 `operation-not-found`.
+        """
+        request = routes.execute(
+            domain,
+            operation,
+            parameters,
+            branch=branch,
+            dry_run=dry_run,
+            expected_head=expected_head,
+            message=message,
+            idempotency_key=idempotency_key,
+            task=task,
+            intent=intent,
+            auto_propose=auto_propose,
+            auto_merge=auto_merge,
+        )
+        return await self._json(request)
+
+    # -- writes: Proposals and their Conflicts ------------------------------------------------
+
+    def proposals(
+        self,
+        domain: str,
+        *,
+        status: ProposalStatus | None = None,
+        assigned_to_me: bool = False,
+        created_by_me: bool = False,
+        limit: int | None = None,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Every Proposal of a Domain, page after page (`limit`: Proposals per page).
+
+        `status` keeps those `open`, `merged` or `closed`; `assigned_to_me` those waiting on the
+        caller's review, `created_by_me` the caller's own.
+        """
+        request = routes.proposals(
+            domain,
+            status=status,
+            assigned_to_me=assigned_to_me,
+            created_by_me=created_by_me,
+            limit=limit,
+            cursor=None,
+        )
+        return self._items(request, "proposals")
+
+    async def proposal(self, domain: str, proposal_id: str) -> Answer:
+        """One Proposal: its branches, status, approval, what blocks its merge and `next` steps."""
+        return await self._json(routes.proposal(domain, proposal_id))
+
+    async def open_proposal(
+        self,
+        domain: str,
+        source: str,
+        *,
+        target: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+    ) -> Answer:
+        """Propose to merge the branch `source` into `target`; answers the new Proposal (201).
+
+        `target` defaults to the branch `source` was made from, `title` to "Merge <source> into
+        <target>".
+        """
+        request = routes.open_proposal(
+            domain, source, target=target, title=title, description=description
+        )
+        return await self._json(request)
+
+    async def review_proposal(
+        self, domain: str, proposal_id: str, verdict: Verdict, *, body: str | None = None
+    ) -> Answer:
+        """Review a Proposal (`approve`, `request_changes` or `comment`); answers the Proposal.
+
+        Nobody approves their own Proposal: Keeper answers 409 `self-approval` (a `Conflict`).
+        """
+        return await self._json(routes.review_proposal(domain, proposal_id, verdict, body=body))
+
+    async def merge_proposal(
+        self, domain: str, proposal_id: str, *, message: str | None = None
+    ) -> Answer:
+        """Merge a Proposal into its target; answers the merged Proposal.
+
+        Raises:
+            Conflict: 409 `merge-blocked` (approvals pending, changes requested:
+                `extra["blockers"]`), or 409 when the merge meets Conflicts (see `conflicts`,
+                `resolve_conflict`).
+        """
+        return await self._json(routes.merge_proposal(domain, proposal_id, message=message))
+
+    async def close_proposal(self, domain: str, proposal_id: str) -> Answer:
+        """Close a Proposal without merging it; answers the closed Proposal."""
+        return await self._json(routes.close_proposal(domain, proposal_id))
+
+    async def conflicts(
+        self, domain: str, proposal_id: str, *, status: ConflictStatus | None = None
+    ) -> Answer:
+        """The Conflicts of a Proposal (`conflicts`), all or those `open` or `resolved`."""
+        return await self._json(routes.conflicts(domain, proposal_id, status=status))
+
+    async def resolve_conflict(
+        self,
+        domain: str,
+        proposal_id: str,
+        conflict_id: str,
+        resolution: Resolution,
+        *,
+        value: Any = NO_VALUE,
+    ) -> Answer:
+        """Resolve a Conflict: take the `source`'s value, the `target`'s, or `value` given here.
+
+        `value` (for `resolution="value"`) is sent as given, None as JSON null; left out, it is
+        not sent. Keeper tries the merge again and answers the Proposal (`conflicts`: how many are
+        still open, how many resolved).
+        """
+        request = routes.resolve_conflict(domain, proposal_id, conflict_id, resolution, value=value)
+        return await self._json(request)
+
+    # -- writes: merging a branch -------------------------------------------------------------
+
+    async def merge_branch(
+        self,
+        domain: str,
+        branch: str,
+        *,
+        into: str | None = None,
+        message: str | None = None,
+        expected_head: str | None = None,
+        resolutions: Sequence[Mapping[str, Any]] | None = None,
+    ) -> Answer:
+        """Merge `branch` into `into` (default: the branch it was made from) directly.
+
+        `result` is `fast_forward`, `merge` or `up_to_date`, with the `revision` it made.
+        `resolutions` settle Conflicts ahead: `{"ref": "Supplier/S-1001", "attribute":
+        "risk_score", "resolution": "source" | "target" | "value", "value": ...}`.
+
+        Raises:
+            Conflict: 409 `merge-conflicts` (`extra["conflicts"]`: resolve them with
+                `resolutions`), or 409 `review-required` for a protected target (open a Proposal).
+        """
+        request = routes.merge_branch(
+            domain,
+            branch,
+            into=into,
+            message=message,
+            expected_head=expected_head,
+            resolutions=resolutions,
+        )
+        return await self._json(request)

@@ -1,9 +1,10 @@
 """The `lorebase` program.
 
 The read commands (schema, record, query, traverse, diff, branch; context, search, resolve,
-health) talk to a Keeper over HTTP (cli_reads.py, cli_agent_reads.py). Commands that run against a database on this machine (serve, import, log, key,
-grant) come from installed packages through the `lorebase.commands` entry points (plugins.py), so
-this package stays free of server code.
+health) and the write commands (op, proposal, branch merge) talk to a Keeper over HTTP
+(cli_reads.py, cli_agent_reads.py, cli_writes.py). Commands that run against a database on this
+machine (serve, import, log, key, grant) come from installed packages through the
+`lorebase.commands` entry points (plugins.py), so this package stays free of server code.
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from __future__ import annotations
 import click
 
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
-from lorebase_client.cli_reads import READ_COMMANDS
+from lorebase_client.cli_reads import READ_COMMANDS, branch_group
+from lorebase_client.cli_writes import BRANCH_WRITE_COMMANDS, WRITE_COMMANDS
 from lorebase_client.connection import VERSION
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
 
@@ -22,8 +24,10 @@ def main() -> None:
     """Lorebase: governed, versioned knowledge graphs for AI agents."""
 
 
-for _command in (*READ_COMMANDS, *AGENT_READ_COMMANDS):
+for _command in (*READ_COMMANDS, *AGENT_READ_COMMANDS, *WRITE_COMMANDS):
     main.add_command(_command)
+for _command in BRANCH_WRITE_COMMANDS:
+    branch_group.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m lorebase_client.cli`

@@ -133,7 +133,8 @@ def run_read(
     _emit(answer)
 
 
-def _json_option(value: str | None, what: str) -> Any:
+def json_value(value: str | None, what: str) -> Any:
+    """The JSON of an option's value (None when the option is not given)."""
     if value is None:
         return None
     try:
@@ -370,7 +371,7 @@ def query_command(
     document = json_object(file.read(), "FILE") if file is not None else None
     if document is None and kind is None and trait is None:
         raise click.UsageError("give a query document (FILE, or - for stdin) or --kind/--trait")
-    predicate = _json_option(where, "--where")
+    predicate = json_value(where, "--where")
     run_read(
         url,
         api_key,
@@ -453,7 +454,7 @@ def diff_command(
 
 @click.group("branch", cls=PluggableGroup, entry_point_group=f"{ENTRY_POINT_GROUP}.branch")
 def branch_group() -> None:
-    """List, show and create branches."""
+    """List, show, create and merge branches."""
 
 
 @branch_group.command("list")

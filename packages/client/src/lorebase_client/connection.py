@@ -36,7 +36,7 @@ def client_headers(api_key: str | None) -> dict[str, str]:
 
 def build_request(http: httpx.Client | httpx.AsyncClient, request: ApiRequest) -> httpx.Request:
     """The httpx request of an `ApiRequest`, on the base URL and headers of `http`."""
-    headers: dict[str, str] = {}
+    headers = dict(request.headers)
     if request.etag is not None:
         headers["If-None-Match"] = request.etag
     if request.expect == "markdown":

@@ -4,7 +4,7 @@ The client may not import Keeper (design.md), yet `lorebase serve`, `lorebase im
 key ...` run Keeper's code: Keeper registers them as entry points and the groups load them by
 name, only when asked for. A group's entry point group is `lorebase.commands` for the `lorebase`
 program and `lorebase.commands.<group>` for a subgroup (`lorebase.commands.branch` can add
-`lorebase branch merge`). A command the client defines wins over a plugin of the same name.
+`lorebase branch archive`). A command the client defines wins over a plugin of the same name.
 """
 
 from __future__ import annotations

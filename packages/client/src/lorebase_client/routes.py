@@ -1,15 +1,16 @@
-"""The requests of Keeper's read routes, built once for both clients.
+"""The requests of Keeper's routes, reads and writes, built once for both clients.
 
-Each function returns an `ApiRequest`: method, path, query parameters and JSON body. The sync and
-async clients only send it and read the answer (`answers.json_answer`, `answers.text_answer`), so
-both speak exactly the same dialect. Parameters that are None are left out: Keeper applies its
-defaults.
+Each function returns an `ApiRequest`: method, path, query parameters, JSON body and headers. The
+sync and async clients only send it and read the answer (`answers.json_answer`,
+`answers.text_answer`), so both speak exactly the same dialect. Parameters that are None are left
+out: Keeper applies its defaults.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any, Literal
 
 from lorebase_client.paths import api_path, domain_path, record_path, segment
@@ -18,7 +19,24 @@ Method = Literal["GET", "POST"]
 Expect = Literal["json", "markdown"]
 BranchMode = Literal["overlay", "copy"]
 ExplainFormat = Literal["json", "markdown"]
+ProposalStatus = Literal["open", "merged", "closed"]
+Verdict = Literal["approve", "request_changes", "comment"]
+ConflictStatus = Literal["open", "resolved"]
+Resolution = Literal["source", "target", "value"]
+"""How a Conflict is resolved: the source's value, the target's, or a `value` given."""
 ParamValue = str | int | bool | None
+
+IDEMPOTENCY_KEY_HEADER = "Idempotency-Key"
+
+
+class NoValue(Enum):
+    """The type of `NO_VALUE`."""
+
+    NO_VALUE = "no value"
+
+
+NO_VALUE = NoValue.NO_VALUE
+"""No value given: not sent at all (None is sent as JSON null)."""
 
 
 @dataclass(frozen=True)
@@ -32,11 +50,13 @@ class ApiRequest:
     etag: str | None = None
     """Sent as If-None-Match: a 304 then answers `not_modified`."""
     expect: Expect = "json"
+    headers: dict[str, str] = field(default_factory=dict)
+    """Headers of this request only (`Idempotency-Key`)."""
 
     def with_params(self, **params: ParamValue) -> ApiRequest:
         """The same request with other query parameters (paging continues with these)."""
         merged = {**self.params, **query_params(**params)}
-        return ApiRequest(self.method, self.path, merged, self.body, self.etag, self.expect)
+        return replace(self, params=merged)
 
 
 def query_params(**params: ParamValue) -> dict[str, str]:
@@ -65,9 +85,18 @@ def _post(
     *,
     etag: str | None = None,
     expect: Expect = "json",
+    headers: Mapping[str, str] | None = None,
 ) -> ApiRequest:
+    """A POST to `route` (path text under the Domain) of `body`, its None members left out."""
     document = {name: value for name, value in body.items() if value is not None}
-    return ApiRequest("POST", domain_path(domain, route), body=document, etag=etag, expect=expect)
+    return ApiRequest(
+        "POST",
+        domain_path(domain, route),
+        body=document,
+        etag=etag,
+        expect=expect,
+        headers=dict(headers or {}),
+    )
 
 
 # -- the caller and the Domains ---------------------------------------------------------------
@@ -332,6 +361,145 @@ def tags(domain: str) -> ApiRequest:
 
 def tag(domain: str, name: str) -> ApiRequest:
     return _get(domain_path(domain, "tags", segment(name, "tag")))
+
+
+# -- writes: Operations -----------------------------------------------------------------------
+
+
+def execute(
+    domain: str,
+    operation: str,
+    parameters: Mapping[str, Any],
+    *,
+    branch: str | None,
+    dry_run: bool | None,
+    expected_head: str | None,
+    message: str | None,
+    idempotency_key: str | None,
+    task: str | None,
+    intent: str | None,
+    auto_propose: bool | None,
+    auto_merge: bool | None,
+) -> ApiRequest:
+    """POST /operations/{operation}/execute.
+
+    The idempotency key travels as the `Idempotency-Key` header only, never in the body: one
+    place, the one HTTP caches and proxies know.
+    """
+    body = {
+        "parameters": jsonable(parameters),
+        "branch": branch,
+        "dry_run": dry_run,
+        "expected_head": expected_head,
+        "message": message,
+        "task": task,
+        "intent": intent,
+        "auto_propose": auto_propose,
+        "auto_merge": auto_merge,
+    }
+    route = "/".join(("operations", segment(operation, "Operation"), "execute"))
+    headers = {} if idempotency_key is None else {IDEMPOTENCY_KEY_HEADER: idempotency_key}
+    return _post(domain, route, body, headers=headers)
+
+
+# -- writes: Proposals and their Conflicts ----------------------------------------------------
+
+
+def _proposal_route(proposal_id: str, *parts: str) -> str:
+    return "/".join(("proposals", segment(proposal_id, "Proposal"), *parts))
+
+
+def proposals(
+    domain: str,
+    *,
+    status: ProposalStatus | None,
+    assigned_to_me: bool,
+    created_by_me: bool,
+    limit: int | None,
+    cursor: str | None,
+) -> ApiRequest:
+    return _get(
+        domain_path(domain, "proposals"),
+        status=status,
+        assigned="me" if assigned_to_me else None,
+        created_by="me" if created_by_me else None,
+        limit=limit,
+        cursor=cursor,
+    )
+
+
+def proposal(domain: str, proposal_id: str) -> ApiRequest:
+    return _get(domain_path(domain, _proposal_route(proposal_id)))
+
+
+def open_proposal(
+    domain: str,
+    source: str,
+    *,
+    target: str | None,
+    title: str | None,
+    description: str | None,
+) -> ApiRequest:
+    body = {"source": source, "target": target, "title": title, "description": description}
+    return _post(domain, "proposals", body)
+
+
+def review_proposal(
+    domain: str, proposal_id: str, verdict: Verdict, *, body: str | None
+) -> ApiRequest:
+    document = {"verdict": verdict, "body": body}
+    return _post(domain, _proposal_route(proposal_id, "reviews"), document)
+
+
+def merge_proposal(domain: str, proposal_id: str, *, message: str | None) -> ApiRequest:
+    return _post(domain, _proposal_route(proposal_id, "merge"), {"message": message})
+
+
+def close_proposal(domain: str, proposal_id: str) -> ApiRequest:
+    return _post(domain, _proposal_route(proposal_id, "close"), {})
+
+
+def conflicts(domain: str, proposal_id: str, *, status: ConflictStatus | None) -> ApiRequest:
+    return _get(domain_path(domain, _proposal_route(proposal_id, "conflicts")), status=status)
+
+
+def resolve_conflict(
+    domain: str,
+    proposal_id: str,
+    conflict_id: str,
+    resolution: Resolution,
+    *,
+    value: Any = NO_VALUE,
+) -> ApiRequest:
+    """POST .../conflicts/{conflict_id}/resolve; `value` is sent when given, even None (null)."""
+    route = _proposal_route(proposal_id, "conflicts", segment(conflict_id, "Conflict"), "resolve")
+    body: dict[str, Any] = {"resolution": resolution}
+    if value is not NO_VALUE:
+        body["value"] = jsonable(value)
+    return ApiRequest("POST", domain_path(domain, route), body=body)
+
+
+# -- writes: merging a branch -----------------------------------------------------------------
+
+
+def merge_branch(
+    domain: str,
+    branch: str,
+    *,
+    into: str | None,
+    message: str | None,
+    expected_head: str | None,
+    resolutions: Sequence[Mapping[str, Any]] | None,
+) -> ApiRequest:
+    """POST /branches/{branch}/merge; each resolution names `ref`, `attribute`, `resolution` and,
+    to take a value of its own, `value` (sent as given, null included)."""
+    body = {
+        "into": into,
+        "message": message,
+        "expected_head": expected_head,
+        "resolutions": None if resolutions is None else jsonable(resolutions),
+    }
+    return _post(domain, "/".join(("branches", segment(branch, "branch"), "merge")), body)
 
 
 # -- paging -----------------------------------------------------------------------------------
