@@ -30,6 +30,7 @@ import sqlalchemy as sa
 from lorebase_core.changes import Change, DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
 from lorebase_core.errors import BadRequest, BranchesUnrelated
 from lorebase_core.schema import Schema
+from lorebase_store import tables as t
 from lorebase_store.current import Current, current_links, current_records
 from lorebase_store.diff import touched
 from lorebase_store.provenance import expand
@@ -75,6 +76,8 @@ class MergePlan:
     changes: list[Change] = field(default_factory=list)
     conflicts: list[FoundConflict] = field(default_factory=list)
     resolved: list[FoundConflict] = field(default_factory=list)
+    source_deletions: set[tuple[str, str]] = field(default_factory=set)
+    """Records the source deleted: their Links follow the Record's merge, not their own."""
 
     @property
     def result(self) -> MergeResult:
@@ -92,7 +95,14 @@ class MergePlan:
 def merge_base(
     connection: sa.Connection, source: BranchInfo, target: BranchInfo
 ) -> tuple[Segment, ...]:
-    """The read segments of the merge base of `source` into `target`."""
+    """The read segments of the merge base of `source` into `target`.
+
+    When the target already merged the source, the base is the source as of the newest such merge
+    (the second parent of the target's merge Revision); otherwise where the histories meet.
+    """
+    merged = _last_merged_seq(connection, source, target)
+    if merged is not None:
+        return segments(connection, source, merged)
     source_history = {s.branch_id: s.upto for s in lineage(connection, source, source.head_seq)}
     for segment in lineage(connection, target, target.head_seq):
         if segment.branch_id in source_history:
@@ -112,6 +122,32 @@ def merge_base(
         source=source.name,
         target=target.name,
     )
+
+
+def _last_merged_seq(
+    connection: sa.Connection, source: BranchInfo, target: BranchInfo
+) -> int | None:
+    """The sequence on `source` of its newest Revision that a merge brought into `target`."""
+    merges = connection.execute(
+        sa.select(t.revisions.c.parents)
+        .where(
+            t.revisions.c.branch_id == target.id,
+            t.revisions.c.origin_type == "merge",
+            t.revisions.c.seq <= target.head_seq,
+        )
+        .order_by(t.revisions.c.seq.desc())
+    ).scalars()
+    second = [parents[1] for parents in merges if len(parents) > 1]
+    if not second:
+        return None
+    seqs = connection.execute(
+        sa.select(t.revisions.c.seq).where(
+            t.revisions.c.branch_id == source.id,
+            t.revisions.c.id.in_(second),
+            t.revisions.c.seq <= source.head_seq,
+        )
+    ).scalars()
+    return max(seqs, default=None)
 
 
 def plan_merge(
@@ -163,7 +199,42 @@ def plan_merge(
         base_l, mine_l, theirs_l = (
             current_links(connection, chain, relation, pairs) for chain in chains
         )
+        relation_def = schema.relations.get(relation)
+        gone = (
+            _gone_ends(
+                connection, plan, target_chain, relation_def.from_kind, relation_def.to_kind, pairs
+            )
+            if relation_def is not None
+            else set()
+        )
         for pair in sorted(pairs):
+            if pair in gone and _live(mine_l.get(pair)) is not None:
+                found = FoundConflict(
+                    "link",
+                    f"{relation}:{pair[0]}->{pair[1]}",
+                    "",
+                    "link-endpoint-deleted",
+                    _live(base_l.get(pair)),
+                    _live(mine_l.get(pair)),
+                    _live(theirs_l.get(pair)),
+                )
+                settled = _settle(plan, found, resolutions)
+                if settled is not None and settled[0] != "target":
+                    raise BadRequest(
+                        f"The Link {found.ref} points to a Record the target deleted: resolve "
+                        "it with target (drop the Link), or bring the Record back first",
+                        ref=found.ref,
+                    )
+                continue
+            if (
+                relation_def is not None
+                and _live(mine_l.get(pair)) is None
+                and (
+                    (relation_def.from_kind, pair[0]) in plan.source_deletions
+                    or (relation_def.to_kind, pair[1]) in plan.source_deletions
+                )
+            ):
+                continue  # deleted with its Record: the commit deletes it, a kept Record keeps it
             _merge_link(
                 plan,
                 relation,
@@ -173,6 +244,33 @@ def plan_merge(
                 resolutions,
             )
     return plan
+
+
+def _gone_ends(
+    connection: sa.Connection,
+    plan: MergePlan,
+    target_chain: tuple[Segment, ...],
+    from_kind: str,
+    to_kind: str,
+    pairs: set[tuple[str, str]],
+) -> set[tuple[str, str]]:
+    """Links one of whose Records the target deleted (and the merge does not bring back)."""
+    brought = {
+        (change.kind, change.key)
+        for change in plan.changes
+        if isinstance(change, UpsertRecord) and change.key is not None
+    }
+    alive: dict[str, set[str]] = {}
+    for kind, keys in ((from_kind, {p[0] for p in pairs}), (to_kind, {p[1] for p in pairs})):
+        found = current_records(connection, target_chain, kind, keys)
+        alive.setdefault(kind, set()).update(
+            key for key, version in found.items() if not version.deleted
+        )
+
+    def exists(kind: str, key: str) -> bool:
+        return key in alive.get(kind, set()) or (kind, key) in brought
+
+    return {pair for pair in pairs if not (exists(from_kind, pair[0]) and exists(to_kind, pair[1]))}
 
 
 def _live(version: Current | None) -> dict[str, Any] | None:
@@ -191,6 +289,8 @@ def _merge_record(
 ) -> None:
     base, mine, theirs = sides
     ref = f"{kind}/{key}"
+    if mine is None and base is not None:
+        plan.source_deletions.add((kind, key))
     if mine in (base, theirs):
         return
     provenance = (
@@ -274,7 +374,7 @@ def _upsert(
         key,
         written,
         replace=True,
-        provenance={name: pk for name, pk in provenance.items() if name in written},
+        provenance=dict(provenance),
         source=ref,
     )
 

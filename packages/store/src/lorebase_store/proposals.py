@@ -558,6 +558,12 @@ def close_proposal(connection: sa.Connection, proposal: ProposalInfo, actor: str
             f"Proposal {proposal.id!r} is {proposal.status}", proposal=proposal.id
         )
     update_proposal(connection, proposal.id, status="closed", closed_by=actor, closed_at=now())
+    # its executions will never merge through it: their operation events are dropped
+    connection.execute(
+        t.invocations.update()
+        .where(t.invocations.c.proposal_id == proposal.id)
+        .values(events_pending=False)
+    )
 
 
 def delete_branch(connection: sa.Connection, branch_id: int) -> None:
