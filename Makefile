@@ -33,10 +33,11 @@ pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 
 test: install lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
 
-bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search
+bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes
 	$(RUN) python bench/store/run.py
 	$(RUN) python bench/reads/run.py
 	$(RUN) python bench/context/run.py
+	$(RUN) python bench/writes/run.py
 
 format: ## rewrite the code in the house format
 	$(RUN) ruff format .
