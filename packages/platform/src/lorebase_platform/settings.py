@@ -111,7 +111,9 @@ class AgentWritesSettings(_Section):
         description="Roles (on the task branch) whose automatic merges are honored; none by default.",
     )
     max_open_branches_per_principal: int = Field(
-        default=10, ge=1, description="Task branches one principal may hold (409 agent-branch-limit)."
+        default=10,
+        ge=1,
+        description="Task branches one principal may hold (409 agent-branch-limit).",
     )
     branch_prefix: str = Field(
         default="agent/", min_length=1, description="Task branches are <prefix><principal>/<task>."
