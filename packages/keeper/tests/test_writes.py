@@ -7,6 +7,7 @@ editor on main and on agent/*), `usr_editor` (editor everywhere), `usr_reviewer`
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -816,3 +817,38 @@ async def test_proposal_pages_skip_what_the_caller_may_not_see_and_lose_nothing(
         if cursor is None:
             break
     assert seen == ids
+
+
+def test_a_domain_overrides_agent_writes_as_the_spec_example(supply: Store) -> None:
+    from lorebase_keeper.agent_writes import agent_writes_of
+
+    domain = supply.domain("supply")
+    override = {"agent_writes": {"allowed_roles_for_auto_merge": ["editor"], "auto_merge": True}}
+    effective = agent_writes_of(
+        settings_with(), replace(domain, settings={**domain.settings, **override})
+    )
+    assert effective.allowed_roles_for_auto_merge == ["editor"]
+    assert effective.auto_merge is True
+    assert effective.branch_prefix == "agent/"  # the rest stays as the settings say
+    assert agent_writes_of(settings_with(), domain).auto_merge is False
+
+
+@pytest.mark.parametrize("keeper_settings", [settings_with(max_task_length=8)])
+async def test_tasks_are_normalized_and_limited_in_length(
+    api: httpx.AsyncClient, callers: Callers, supply: Store
+) -> None:
+    too_long = await api.post(
+        f"{API}/operations/flag_supplier_risk/execute",
+        json={**FLAG, "task": "Audit Q4 2026"},
+        headers=callers.agent,
+    )
+    problem = assert_problem(too_long, 422, "invalid-input")
+    assert [issue["path"] for issue in problem["issues"]] == ["task"]  # type: ignore[union-attr]
+    assert [b.name for b in supply.branches("supply")] == ["main"]
+    fits = await api.post(
+        f"{API}/operations/flag_supplier_risk/execute",
+        json={**FLAG, "task": "Audit Q4"},
+        headers=callers.agent,
+    )
+    assert fits.status_code == 202
+    assert fits.json()["branch"] == f"agent/{AGENT}/audit-q4"

@@ -15,6 +15,7 @@ from lorebase_core.schema import Schema
 from lorebase_platform.settings import AgentWritesSettings, OperationsSettings, Settings
 from lorebase_store.proposals import ProposalInfo
 from lorebase_store.results import DomainInfo
+from lorebase_store.writes import Describe
 
 API = "/api/v1/domains"
 _TASK = re.compile(r"[^a-z0-9._-]+")
@@ -64,7 +65,7 @@ def task_branch_name(agent_writes: AgentWritesSettings, principal: str, task: st
     return f"{agent_writes.branch_prefix}{principal.lower()}/{task}"
 
 
-def describe(agent_writes: AgentWritesSettings) -> Any:
+def describe(agent_writes: AgentWritesSettings) -> Describe:
     """The Proposal description: the intent, then one line per execution (the latest cut)."""
 
     def description(intent: str | None, executions: list[dict[str, Any]]) -> str:

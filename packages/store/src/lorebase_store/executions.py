@@ -7,7 +7,7 @@ its whole transaction, commit included, is rolled back, then the first one's row
 
 Side effects declared by the Operation become `operation.<side effect>` events in the events
 table, in the commit's transaction, or later, once, when a reviewed execution's Proposal merges
-(`events_pending`).
+(`pending_events`: the side effects declared when it ran).
 """
 
 from __future__ import annotations
@@ -66,9 +66,14 @@ class Invocation:
     proposal_id: str | None
     parameters: dict[str, Any]
     edits: list[dict[str, Any]]
-    events_pending: bool
+    pending_events: list[str]
+    """Side effects whose events wait for the merge of the execution's Proposal."""
     result: dict[str, Any]
     created_at: str
+
+    @property
+    def events_pending(self) -> bool:
+        return bool(self.pending_events)
 
 
 @dataclass(frozen=True)
@@ -100,7 +105,7 @@ def _invocation(row: Any) -> Invocation:
         row["proposal_id"],
         dict(row["parameters"]),
         list(row["edits"]),
-        bool(row["events_pending"]),
+        list(row["pending_events"]),
         dict(row["result"]),
         row["created_at"],
     )
@@ -199,7 +204,7 @@ def record_execution(
         "revisions": [revision] if revision else [],
         "edit_count": result.changes,
     }
-    pending = bool(record.side_effects) and revision is not None and not record.events_now
+    pending = list(record.side_effects) if revision is not None and not record.events_now else []
     row = {
         "id": record.invocation_id,
         "domain_id": domain_id,
@@ -213,7 +218,7 @@ def record_execution(
         "proposal_id": None,
         "parameters": record.parameters,
         "edits": record.edits,
-        "events_pending": pending,
+        "pending_events": pending,
         "result": outcome,
         "created_at": created_at,
     }

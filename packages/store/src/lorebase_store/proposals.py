@@ -520,9 +520,8 @@ def merge_proposal(
             head = result.revision.id
     target_after = load_branch(connection, domain, proposal.target_branch)
     for invocation in invocations_of_proposal(connection, proposal.id):
-        if not invocation.events_pending:
+        if not invocation.pending_events:
             continue
-        side_effects = schema.operations[invocation.operation].side_effects
         write_operation_events(
             connection,
             domain.id,
@@ -531,7 +530,7 @@ def merge_proposal(
             target_after.name,
             head or "",
             invocation,
-            side_effects,
+            invocation.pending_events,
             max_event_edits,
             source_branch=proposal.source_branch,
             proposal=proposal.id,
@@ -539,7 +538,7 @@ def merge_proposal(
         connection.execute(
             t.invocations.update()
             .where(t.invocations.c.id == invocation.id)
-            .values(events_pending=False)
+            .values(pending_events=[])
         )
     update_proposal(
         connection,
@@ -562,7 +561,7 @@ def close_proposal(connection: sa.Connection, proposal: ProposalInfo, actor: str
     connection.execute(
         t.invocations.update()
         .where(t.invocations.c.proposal_id == proposal.id)
-        .values(events_pending=False)
+        .values(pending_events=[])
     )
 
 
@@ -574,6 +573,6 @@ def delete_branch(connection: sa.Connection, branch_id: int) -> None:
     )
     connection.execute(
         t.invocations.update()
-        .where(t.invocations.c.proposal_id.in_(unmerged), t.invocations.c.events_pending.is_(True))
-        .values(events_pending=False)
+        .where(t.invocations.c.proposal_id.in_(unmerged))
+        .values(pending_events=[])
     )

@@ -20,7 +20,6 @@ from lorebase_core.schema import Schema
 from lorebase_core.search_request import SearchRequest
 from lorebase_store import context_reads, graph, reads
 from lorebase_store import history as history_reads
-from lorebase_store import tables as t
 from lorebase_store.context_reads import SeedVersion
 from lorebase_store.engine import read_transaction
 from lorebase_store.graph import NeighborhoodResult, TraverseResult
@@ -34,7 +33,7 @@ from lorebase_store.results import (
     RecordVersion,
     RevisionInfo,
 )
-from lorebase_store.schemas import schema_by_digest
+from lorebase_store.schemas import schema_at
 from lorebase_store.search import SearchResult
 from lorebase_store.search import run as search_run
 from lorebase_store.search import vectors as search_vectors
@@ -43,21 +42,6 @@ from lorebase_store.value_index import ValueIndex, value_index
 from lorebase_store.views import View, make_view, resolve_revision, revisions_by_pk
 
 # A Revision's schema never changes: its digest is looked up once per process.
-_SCHEMA_DIGEST = sa.select(t.revisions.c.schema_digest).where(
-    t.revisions.c.id == sa.bindparam("revision")
-)
-_digests: dict[str, str] = {}
-_DIGESTS_KEPT = 10_000
-
-
-def _schema_digest(connection: sa.Connection, revision: str) -> str:
-    digest = _digests.get(revision)
-    if digest is None:
-        digest = connection.execute(_SCHEMA_DIGEST, {"revision": revision}).scalar_one()
-        if len(_digests) >= _DIGESTS_KEPT:
-            _digests.clear()
-        _digests[revision] = digest
-    return digest
 
 
 class Reader:
@@ -74,11 +58,7 @@ class Reader:
     @cached_property
     def schema(self) -> Schema:
         """The schema of the Revision read (the Domain's first schema before any commit)."""
-        if self.view.revision is None:
-            digest = str(self.view.domain.settings["initial_schema"])
-        else:
-            digest = _schema_digest(self.connection, self.view.revision)
-        return schema_by_digest(self.connection, digest)
+        return schema_at(self.connection, self.view.domain, self.view.revision)
 
     def revision_info(self, text: str) -> RevisionInfo:
         """A Revision of the Domain by id, tag or unique prefix."""

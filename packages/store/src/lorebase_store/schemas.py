@@ -6,6 +6,7 @@ import sqlalchemy as sa
 
 from lorebase_core.schema import Schema, load_schema
 from lorebase_store import tables as t
+from lorebase_store.results import DomainInfo
 
 
 def save_schema(connection: sa.Connection, schema: Schema) -> None:
@@ -32,3 +33,26 @@ def schema_by_digest(connection: sa.Connection, digest: str) -> Schema:
         ).scalar_one()
         schema = _parsed.setdefault(digest, load_schema(source))
     return schema
+
+
+_SCHEMA_DIGEST = sa.select(t.revisions.c.schema_digest).where(
+    t.revisions.c.id == sa.bindparam("revision")
+)
+_digests: dict[str, str] = {}
+_DIGESTS_KEPT = 10_000
+
+
+def schema_at(connection: sa.Connection, domain: DomainInfo, revision: str | None) -> Schema:
+    """The schema of a Revision (the Domain's first schema before any commit).
+
+    A Revision's digest never changes, so it is remembered per process.
+    """
+    if revision is None:
+        return schema_by_digest(connection, str(domain.settings["initial_schema"]))
+    digest = _digests.get(revision)
+    if digest is None:
+        digest = connection.execute(_SCHEMA_DIGEST, {"revision": revision}).scalar_one()
+        if len(_digests) >= _DIGESTS_KEPT:
+            _digests.clear()
+        _digests[revision] = digest
+    return schema_by_digest(connection, digest)

@@ -45,7 +45,7 @@ from lorebase_store.results import (
     RecordVersion,
     RevisionInfo,
 )
-from lorebase_store.schemas import schema_by_digest
+from lorebase_store.schemas import schema_at
 from lorebase_store.statistics import Statistics, recount
 from lorebase_store.views import (
     REVISION_ROWS,
@@ -152,12 +152,7 @@ class Store:
         """The schema a view reads with: its Revision's, or the Domain's first before any commit."""
         with read_transaction(self.engine) as connection:
             view = make_view(connection, domain, branch, at)
-            if view.revision is None:
-                return schema_by_digest(connection, view.domain.settings["initial_schema"])
-            digest = connection.execute(
-                sa.select(t.revisions.c.schema_digest).where(t.revisions.c.id == view.revision)
-            ).scalar_one()
-            return schema_by_digest(connection, digest)
+            return schema_at(connection, view.domain, view.revision)
 
     # -- commits -----------------------------------------------------------------------------
     def commit(self, request: CommitRequest, changes: Iterable[Change]) -> CommitResult:

@@ -51,7 +51,7 @@ from lorebase_store.proposals import (
     update_proposal,
 )
 from lorebase_store.results import BranchInfo, DomainInfo
-from lorebase_store.schemas import schema_by_digest
+from lorebase_store.schemas import schema_at
 from lorebase_store.views import list_branches, load_branch, load_domain
 
 
@@ -83,17 +83,6 @@ class BranchMerge:
 
 Describe = Callable[[str | None, list[dict[str, Any]]], str]
 """Builds a Proposal description from its intent and the list of its executions."""
-
-
-def _schema_of(connection: sa.Connection, domain: DomainInfo, branch: BranchInfo) -> Any:
-    digest = (
-        connection.execute(
-            sa.select(t.revisions.c.schema_digest).where(t.revisions.c.id == branch.head_revision)
-        ).scalar()
-        if branch.head_revision
-        else None
-    )
-    return schema_by_digest(connection, digest or str(domain.settings["initial_schema"]))
 
 
 class Writes:
@@ -132,7 +121,8 @@ class Writes:
         """The task branch `name`: reused when `principal` made it, else made (within the limit)."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            existing = [b for b in list_branches(connection, info) if b.name == name]
+            branches = list_branches(connection, info)
+            existing = [b for b in branches if b.name == name]
             if existing:
                 branch = existing[0]
                 if branch.created_by != principal:
@@ -143,7 +133,7 @@ class Writes:
                 return TaskBranch(branch, created=False)
             held = sorted(
                 b.name
-                for b in list_branches(connection, info)
+                for b in branches
                 if b.name.startswith(owned_prefix) and b.created_by == principal
             )
             if len(held) >= max_open:
@@ -224,7 +214,7 @@ class Writes:
                 attach_proposal(connection, execution["invocation_id"], proposal_id)
             audit(connection, info.id, principal, action, proposal_id, source=source, target=target)
             proposal = load_proposal(connection, info, proposal_id)
-            schema = _schema_of(connection, info, target_branch)
+            schema = schema_at(connection, info, target_branch.head_revision)
             attempt_merge(connection, info, schema, proposal, principal)
             return Proposed(load_proposal(connection, info, proposal_id), created)
 
@@ -308,7 +298,7 @@ class Writes:
             _require_open(proposal)
             target = load_branch(connection, info, proposal.target_branch)
             _, attempt = attempt_merge(
-                connection, info, _schema_of(connection, info, target), proposal, actor
+                connection, info, schema_at(connection, info, target.head_revision), proposal, actor
             )
             return load_proposal(connection, info, proposal_id), attempt
 
@@ -331,7 +321,7 @@ class Writes:
             outcome = merge_proposal(
                 connection,
                 info,
-                _schema_of(connection, info, target),
+                schema_at(connection, info, target.head_revision),
                 proposal,
                 actor=actor,
                 message=message,
@@ -405,7 +395,7 @@ class Writes:
                 )
                 target = load_branch(connection, info, into)
             source_branch = load_branch(connection, info, source)
-            schema = _schema_of(connection, info, target)
+            schema = schema_at(connection, info, target.head_revision)
             plan = plan_merge(connection, schema, source_branch, target, resolutions)
             if plan.conflicts:
                 raise MergeConflicts(

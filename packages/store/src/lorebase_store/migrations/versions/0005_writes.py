@@ -35,7 +35,7 @@ def upgrade() -> None:
         sa.Column("proposal_id", sa.String(32), nullable=True),
         sa.Column("parameters", Json, nullable=False),
         sa.Column("edits", Json, nullable=False),
-        sa.Column("events_pending", sa.Boolean, nullable=False),
+        sa.Column("pending_events", Json, nullable=False),
         sa.Column("result", Json, nullable=False),
         sa.Column("created_at", sa.String(32), nullable=False),
     )
