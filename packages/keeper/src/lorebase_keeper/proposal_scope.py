@@ -43,21 +43,20 @@ class ScopedProposal:
 
     Attributes:
         proposal: the Proposal with only what the caller may see (render this one).
-        conflicts: its Conflicts the caller sees.
+        conflicts: its Conflicts the caller sees; None for all of them (not read here).
         visible: False when it answers like an unknown Proposal.
         original: the Proposal as stored (to act on, never to render).
     """
 
     proposal: ProposalInfo
-    conflicts: list[ConflictInfo]
+    conflicts: list[ConflictInfo] | None
     visible: bool
     original: ProposalInfo
 
-    def conflict(self, conflict_id: str) -> ConflictInfo:
-        """One of its visible Conflicts; others answer like unknown ones."""
-        for conflict in self.conflicts:
-            if conflict.id == conflict_id:
-                return conflict
+    def require_conflict(self, conflict_id: str) -> None:
+        """404 for a Conflict the caller does not see, like for an unknown one."""
+        if self.conflicts is None or any(c.id == conflict_id for c in self.conflicts):
+            return
         raise ConflictNotFound(
             f"Conflict {conflict_id!r} does not belong to Proposal {self.proposal.id!r}",
             conflict=conflict_id,
@@ -131,9 +130,7 @@ class ProposalScopes:
             if scope is None:
                 result.append(ScopedProposal(self._stripped(proposal), [], False, proposal))
             elif proposal.id not in reach:
-                result.append(
-                    ScopedProposal(proposal, self._all_conflicts(proposal), True, proposal)
-                )
+                result.append(ScopedProposal(proposal, None, True, proposal))
             else:
                 result.append(self._limit(proposal, scope, reach[proposal.id]))
         return result
@@ -150,44 +147,17 @@ class ProposalScopes:
         self.principal.require("data.read", self.domain, None)
         return self.one(self.keeper.store.writes.proposal(self.domain, proposal_id))
 
-    def _all_conflicts(self, proposal: ProposalInfo) -> list[ConflictInfo]:
-        if not (proposal.open_conflicts or proposal.resolved_conflicts):
-            return []
-        return self.keeper.store.writes.conflicts(self.domain, proposal.id)[1]
-
     # -- limiting ------------------------------------------------------------------------------
     def _limit(
         self, proposal: ProposalInfo, scope: ReadScope, reach: ProposalReach
     ) -> ScopedProposal:
         schema = self.schema(proposal.target_branch)
         if scope.kinds is None:  # every Kind: only values are masked
-            lines = [
-                self._masked(entry, invocation.parameters, schema, scope)
-                if (invocation := reach.invocations.get(str(entry.get("invocation_id"))))
-                else entry
-                for entry in proposal.executions
-            ]
-            return ScopedProposal(
-                replace(
-                    proposal,
-                    executions=lines,
-                    description=_with_lines(proposal.description, proposal.executions, lines),
-                ),
-                reach.conflicts,
-                True,
-                proposal,
-            )
-        seen: list[bool] = []
-        if reach.kinds is not None:
-            seen += [scope.kind_visible(kind) for kind in reach.kinds]
-        if reach.relations is not None:
-            seen += [scope.relation_visible(schema, name) for name in reach.relations]
-        conflicts = []
-        for conflict in reach.conflicts:
-            shown = _conflict_visible(conflict, schema, scope)
-            seen.append(shown)
-            if shown:
-                conflicts.append(conflict)
+            return self._masked_only(proposal, scope, reach, schema)
+        seen = [scope.kind_visible(kind) for kind in reach.kinds or ()]
+        seen += [scope.relation_visible(schema, name) for name in reach.relations or ()]
+        conflicts = [c for c in reach.conflicts if _conflict_visible(c, schema, scope)]
+        seen += [True] * len(conflicts) + [False] * (len(reach.conflicts) - len(conflicts))
         executions = []
         for entry in proposal.executions:
             invocation = reach.invocations.get(str(entry.get("invocation_id")))
@@ -199,7 +169,6 @@ class ProposalScopes:
                 executions.append(self._masked(entry, invocation.parameters, schema, scope))
         if seen and not any(seen):
             return ScopedProposal(self._stripped(proposal), [], False, proposal)
-        mixed = not all(seen)
         limited = replace(
             proposal,
             executions=executions,
@@ -212,7 +181,7 @@ class ProposalScopes:
                 resolved_conflicts=sum(1 for c in conflicts if c.status == "resolved"),
                 attempt=_attempt(proposal.attempt, conflicts),
             )
-        if mixed:
+        if not all(seen):  # mixed: no free text
             limited = replace(
                 limited,
                 title=self._title(proposal),
@@ -221,6 +190,24 @@ class ProposalScopes:
                 reviews=[replace(review, body="") for review in proposal.reviews],
             )
         return ScopedProposal(limited, conflicts, True, proposal)
+
+    def _masked_only(
+        self, proposal: ProposalInfo, scope: ReadScope, reach: ProposalReach, schema: Schema
+    ) -> ScopedProposal:
+        """Every Kind is readable: the Proposal whole, execution values masked as the scope says."""
+        lines = []
+        for entry in proposal.executions:
+            invocation = reach.invocations.get(str(entry.get("invocation_id")))
+            lines.append(
+                self._masked(entry, invocation.parameters, schema, scope) if invocation else entry
+            )
+        description = _with_lines(proposal.description, proposal.executions, lines)
+        return ScopedProposal(
+            replace(proposal, executions=lines, description=description),
+            reach.conflicts,
+            True,
+            proposal,
+        )
 
     def _stripped(self, proposal: ProposalInfo) -> ProposalInfo:
         """Nothing but the state of a Proposal the caller may not see (never answered as is)."""

@@ -281,7 +281,10 @@ def conflicts(
     scope = scopes.read_scope(found.target_branch)
     assert scope is not None  # a visible Proposal's target is readable
     schema = scopes.schema(found.target_branch)
-    listed = [c for c in scoped.conflicts if status is None or c.status == status]
+    if scoped.conflicts is None:
+        _, listed = keeper.store.writes.conflicts(domain, found.id, status=status)
+    else:
+        listed = [c for c in scoped.conflicts if status is None or c.status == status]
     return plain(
         {
             "domain": domain,
@@ -309,7 +312,7 @@ def resolve(
     found = scoped.original
     if found.created_by != principal.id:
         principal.require("proposal.merge", domain, found.target_branch)
-    scoped.conflict(conflict)  # a Conflict the caller does not see answers like an unknown one
+    scoped.require_conflict(conflict)
     updated, _ = keeper.store.writes.resolve(
         domain,
         found.id,
