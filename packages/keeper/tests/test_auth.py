@@ -107,6 +107,7 @@ READS = [
     pytest.param(f"{SUPPLY}/kinds/Supplier/records/S-1001", id="record"),
     pytest.param(f"{SUPPLY}/kinds/Supplier/records/S-1001/explain", id="explain"),
     pytest.param(f"{SUPPLY}/branches", id="branches"),
+    pytest.param(f"{SUPPLY}/proposals", id="proposals"),
 ]
 
 
@@ -234,6 +235,9 @@ UNGRANTED_READS = [
     pytest.param("/branches", id="branches"),
     pytest.param("/branches/main", id="branch"),
     pytest.param("/tags", id="tags"),
+    pytest.param("/proposals", id="proposals"),
+    pytest.param("/proposals/prp_nothing", id="proposal"),  # known or not, alike
+    pytest.param("/proposals/prp_nothing/conflicts", id="conflicts"),
 ]
 
 

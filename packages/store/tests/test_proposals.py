@@ -670,3 +670,29 @@ def test_the_audit_log_lists_every_step_in_order(supply: Store) -> None:
     assert entries[6].details == {}
     # paging
     assert [e.id for e in supply.writes.audit(DOMAIN, after=ids[1], limit=2)] == ids[2:4]
+
+
+# -- reach ---------------------------------------------------------------------------------------
+
+
+def test_the_reach_of_a_proposal_names_what_its_source_changed(supply: Store) -> None:
+    task_branch(supply)
+    execute(supply, "inv_1")
+    proposal = propose(supply, "inv_1").proposal
+
+    [(found_id, reach)] = supply.writes.reach(DOMAIN, [proposal], changes=True).items()
+
+    assert found_id == proposal.id
+    assert reach.kinds == {"RiskFlag", "Supplier"}
+    assert reach.relations == {"flags"}
+    assert list(reach.invocations) == ["inv_1"]
+    assert reach.conflicts == []
+    without = supply.writes.reach(DOMAIN, [proposal], changes=False)[proposal.id]
+    assert (without.kinds, without.relations) == (None, None)
+    assert list(without.invocations) == ["inv_1"]
+
+    merged = merge(supply, proposal).proposal
+    commit(supply, [UpsertRecord("Part", "P-10028", {"unit_cost": "1.00"})], branch=TASK)
+
+    after = supply.writes.reach(DOMAIN, [merged], changes=True)[merged.id]
+    assert after.kinds == {"RiskFlag", "Supplier"}  # bounded by the merged source head

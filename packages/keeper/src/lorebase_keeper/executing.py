@@ -38,6 +38,7 @@ from lorebase_keeper.agent_writes import (
     task_slug,
 )
 from lorebase_keeper.authz import Principal
+from lorebase_keeper.proposal_scope import ProposalScopes
 from lorebase_keeper.proposal_shapes import approval_state
 from lorebase_keeper.reading import Keeper
 from lorebase_platform.settings import AgentWritesSettings
@@ -302,12 +303,21 @@ def _dry_run(call: _Call) -> Answer:
 
 def _review_required(call: _Call, reason: str, agent_writes: AgentWritesSettings) -> ReviewRequired:
     domain, branch = call.domain.name, call.branch.name
-    mine = [
-        {"id": p.id, "url": proposal_url(domain, p.id), "source_ref": p.source_branch}
+    opened = [
+        p
         for p in call.writes.proposals(
             domain, status="open", created_by=call.principal.id, limit=100
         )
         if p.target_branch == branch
+    ]
+    mine = [
+        {
+            "id": scoped.proposal.id,
+            "url": proposal_url(domain, scoped.proposal.id),
+            "source_ref": scoped.proposal.source_branch,
+        }
+        for scoped in ProposalScopes(call.keeper, call.principal, domain).scoped(opened)
+        if scoped.visible
     ]
     execute = f"{API}/{domain}/operations/{call.operation}/execute"
     next_hints = [
@@ -479,6 +489,9 @@ def _flow_answer(
     replayed: bool,
 ) -> Answer:
     domain = call.domain.name
+    # the caller's own Proposal, yet shown within its read scope like every other answer
+    [scoped] = ProposalScopes(call.keeper, call.principal, domain).scoped([proposal])
+    proposal = scoped.proposal
     state = approval_state(call.keeper.store, call.keeper.settings, proposal)
     found = state.pop("blockers")
     if proposal.status == "merged":

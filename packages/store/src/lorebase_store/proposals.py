@@ -23,12 +23,13 @@ from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.commits import CommitRequest, commit_on
+from lorebase_store.diff import touched
 from lorebase_store.engine import is_sqlite
-from lorebase_store.executions import invocations_of_proposal, write_operation_events
+from lorebase_store.executions import Invocation, invocations_of_proposal, write_operation_events
 from lorebase_store.ids import new_id
 from lorebase_store.merges import FoundConflict, MergePlan, Resolution, plan_merge
 from lorebase_store.results import BranchInfo, DomainInfo
-from lorebase_store.views import branch_by_id, load_branch
+from lorebase_store.views import branch_by_id, lineage, load_branch
 
 
 def now() -> str:
@@ -317,6 +318,58 @@ def list_proposals(
         query = query.where(t.proposals.c.id > after)
     ids = connection.execute(query.order_by(t.proposals.c.id).limit(limit)).scalars().all()
     return [load_proposal(connection, domain, proposal_id) for proposal_id in ids]
+
+
+@dataclass(frozen=True)
+class ProposalReach:
+    """What a Proposal touches, for Keeper to decide what of it a read scope shows.
+
+    Attributes:
+        kinds: Kinds of the Records its source branch changed (since it forked from the
+            target's history), None when they were not asked for.
+        relations: Relations of the Links its source branch changed, likewise.
+        invocations: its executions, by invocation id (their edits name what they write).
+        conflicts: its Conflicts, open and resolved.
+    """
+
+    kinds: frozenset[str] | None
+    relations: frozenset[str] | None
+    invocations: dict[str, Invocation]
+    conflicts: list[ConflictInfo]
+
+
+def proposal_reach(
+    connection: sa.Connection, domain: DomainInfo, proposal: ProposalInfo, *, changes: bool
+) -> ProposalReach:
+    """The reach of a Proposal; `changes` adds the Kinds and Relations its source changed.
+
+    A Proposal that is no longer open is bounded by the source head of its last attempt (the one
+    merged), so later commits on a kept source branch do not change what it touched.
+    """
+    invocations = {i.id: i for i in invocations_of_proposal(connection, proposal.id)}
+    conflicts = conflicts_of(connection, proposal.id)
+    if not changes:
+        return ProposalReach(None, None, invocations, conflicts)
+    source = branch_by_id(connection, domain, proposal.source_branch_id)
+    target = branch_by_id(connection, domain, proposal.target_branch_id)
+    seq = source.head_seq
+    if proposal.status != "open" and proposal.attempt is not None and proposal.attempt.source_head:
+        found = connection.execute(
+            sa.select(t.revisions.c.seq).where(
+                t.revisions.c.branch_id == source.id,
+                t.revisions.c.id == proposal.attempt.source_head,
+            )
+        ).scalar()
+        seq = int(found) if found is not None else seq
+    records, links = touched(
+        connection, lineage(connection, source, seq), lineage(connection, target, target.head_seq)
+    )
+    return ProposalReach(
+        frozenset(kind for kind, _ in records),
+        frozenset(relation for relation, _, _ in links),
+        invocations,
+        conflicts,
+    )
 
 
 def add_review(

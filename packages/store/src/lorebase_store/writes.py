@@ -36,6 +36,7 @@ from lorebase_store.proposals import (
     ConflictInfo,
     MergeOutcome,
     ProposalInfo,
+    ProposalReach,
     add_review,
     attempt_merge,
     close_proposal,
@@ -47,6 +48,7 @@ from lorebase_store.proposals import (
     merge_proposal,
     open_proposal_between,
     open_proposals_from,
+    proposal_reach,
     resolve_conflict,
     update_proposal,
 )
@@ -240,6 +242,14 @@ class Writes:
                 after=after,
                 limit=limit,
             )
+
+    def reach(
+        self, domain: str, proposals: Iterable[ProposalInfo], *, changes: bool
+    ) -> dict[str, ProposalReach]:
+        """What each Proposal touches (`proposal_reach`), in one read transaction."""
+        with read_transaction(self.engine) as connection:
+            info = load_domain(connection, domain)
+            return {p.id: proposal_reach(connection, info, p, changes=changes) for p in proposals}
 
     def review(
         self, domain: str, proposal_id: str, *, reviewer: str, verdict: str, body: str

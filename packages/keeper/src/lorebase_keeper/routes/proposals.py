@@ -2,8 +2,10 @@
 
 GET/POST /proposals, GET /proposals/{p}, POST .../reviews, .../merge, .../close,
 GET .../conflicts, POST .../conflicts/{c}/resolve, and POST /branches/{branch}/merge.
-A Proposal is visible to whoever reads its target branch; acting on it takes the permission the
-action names on the target (proposal.review, proposal.merge), or being its author (close).
+A Proposal is visible to whoever reads its target branch, limited to the read scope there
+(`proposal_scope`: one touching only invisible Kinds answers like an unknown one); acting on it
+takes the permission the action names on the target (proposal.review, proposal.merge), or being
+its author (close).
 """
 
 from __future__ import annotations
@@ -26,12 +28,16 @@ from lorebase_core.errors import (
 from lorebase_keeper.agent_writes import API, agent_writes_of, hint, operations_of
 from lorebase_keeper.answers import plain
 from lorebase_keeper.authz import Principal
+from lorebase_keeper.paging import decode_cursor, encode_cursor
+from lorebase_keeper.proposal_scope import ProposalScopes, ScopedProposal
 from lorebase_keeper.proposal_shapes import approval_state, conflict_json, proposal_json
 from lorebase_keeper.reading import Keeper, keeper_of
 from lorebase_keeper.routes.documented import WRITE_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_store.merges import Resolution
 from lorebase_store.proposals import ProposalInfo
+
+_LIST = "proposals"
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -49,14 +55,16 @@ def _caller(request: Request, domain: str) -> tuple[Keeper, Principal]:
     return keeper, principal
 
 
-def _visible(keeper: Keeper, principal: Principal, domain: str, proposal_id: str) -> ProposalInfo:
-    proposal = keeper.store.writes.proposal(domain, proposal_id)
-    principal.require("data.read", domain, proposal.target_branch)
-    return proposal
+def _visible(keeper: Keeper, principal: Principal, domain: str, proposal_id: str) -> ScopedProposal:
+    """The Proposal of a path as the caller sees it; 404 when it may not see it at all."""
+    return ProposalScopes(keeper, principal, domain).load(proposal_id)
 
 
-def _answer(keeper: Keeper, proposal: ProposalInfo, status: int = 200, **extra: Any) -> Response:
-    body = {**proposal_json(keeper.store, keeper.settings, proposal), **extra}
+def _answer(
+    keeper: Keeper, principal: Principal, proposal: ProposalInfo, status: int = 200, **extra: Any
+) -> Response:
+    [scoped] = ProposalScopes(keeper, principal, proposal.domain).scoped([proposal])
+    body = {**proposal_json(keeper.store, keeper.settings, scoped.proposal), **extra}
     return plain(body, status=status)
 
 
@@ -88,16 +96,18 @@ def list_proposals(
     author = principal.id if created_by == "me" else created_by
     if assigned == "me":
         status = "open"
+    scopes = ProposalScopes(keeper, principal, domain)
     found: list[ProposalInfo] = []
-    after = cursor
+    after = decode_cursor(_LIST, cursor)
     while len(found) <= limit:  # one more than a page tells whether another page follows
         page = keeper.store.writes.proposals(
             domain, status=status, created_by=author, after=after, limit=limit + 1
         )
-        for proposal in page:
-            permissions = principal.permissions(domain, proposal.target_branch)
-            if "data.read" not in permissions:
+        for scoped in scopes.scoped(page):
+            proposal = scoped.proposal
+            if not scoped.visible:
                 continue
+            permissions = principal.permissions(domain, proposal.target_branch)
             if assigned == "me" and (
                 "proposal.review" not in permissions or proposal.created_by == principal.id
             ):
@@ -107,7 +117,7 @@ def list_proposals(
             break
         after = page[-1].id
     shown = found[:limit]
-    next_cursor = shown[-1].id if len(found) > limit else None
+    next_cursor = encode_cursor(_LIST, shown[-1].id) if len(found) > limit else None
     return plain(
         {
             "domain": domain,
@@ -149,13 +159,14 @@ def open_proposal(request: Request, domain: str, body: ProposalRequest) -> Respo
             f"Proposal {proposed.proposal.id} of {source.name!r} into {target!r} is open already",
             proposal=proposed.proposal.id,
         )
-    return _answer(keeper, proposed.proposal, 201)
+    return _answer(keeper, principal, proposed.proposal, 201)
 
 
 @router.get("/proposals/{proposal}", summary="A Proposal, its reviews, blockers and next steps")
 def get_proposal(request: Request, domain: str, proposal: str) -> Response:
     keeper, principal = _caller(request, domain)
-    return _answer(keeper, _visible(keeper, principal, domain, proposal))
+    scoped = _visible(keeper, principal, domain, proposal)
+    return plain(proposal_json(keeper.store, keeper.settings, scoped.proposal))
 
 
 class ReviewRequest(BaseModel):
@@ -170,7 +181,7 @@ class ReviewRequest(BaseModel):
 @router.post("/proposals/{proposal}/reviews", status_code=201, summary="Review a Proposal")
 def review(request: Request, domain: str, proposal: str, body: ReviewRequest) -> Response:
     keeper, principal = _caller(request, domain)
-    found = _visible(keeper, principal, domain, proposal)
+    found = _visible(keeper, principal, domain, proposal).original
     principal.require("proposal.review", domain, found.target_branch)
     if body.verdict == "approve" and found.created_by == principal.id:
         raise SelfApproval(
@@ -180,7 +191,7 @@ def review(request: Request, domain: str, proposal: str, body: ReviewRequest) ->
     reviewed = keeper.store.writes.review(
         domain, found.id, reviewer=principal.id, verdict=body.verdict, body=body.body
     )
-    return _answer(keeper, reviewed, 201)
+    return _answer(keeper, principal, reviewed, 201)
 
 
 class MergeRequest(BaseModel):
@@ -194,7 +205,7 @@ def merge(
     request: Request, domain: str, proposal: str, body: MergeRequest | None = None
 ) -> Response:
     keeper, principal = _caller(request, domain)
-    found = _visible(keeper, principal, domain, proposal)
+    found = _visible(keeper, principal, domain, proposal).original
     principal.require("proposal.merge", domain, found.target_branch)
     state = approval_state(keeper.store, keeper.settings, found)
     blockers = [b for b in state["blockers"] if b != "open-conflicts"]
@@ -220,14 +231,20 @@ def merge(
         delete_source=_deletes_source(keeper, domain, found),
     )
     if not merged.outcome.merged:
+        [seen] = ProposalScopes(keeper, principal, domain).scoped([merged.proposal])
+        counts = seen.proposal.attempt.counts if seen.proposal.attempt is not None else {}
+        shown = seen.proposal.open_conflicts
         raise MergeConflicts(
-            f"Proposal {found.id} meets {merged.outcome.attempt.open_conflicts} Conflict(s) with "
-            f"{found.target_branch!r}; resolve them and merge again",
+            f"Proposal {found.id} meets {shown} Conflict(s) with {found.target_branch!r}; "
+            "resolve them and merge again"
+            if shown
+            else f"Proposal {found.id} meets Conflicts with {found.target_branch!r} outside "
+            "what your grants read: someone who reads them resolves them first",
             proposal=found.id,
-            counts=merged.outcome.attempt.counts,
+            counts=counts,
             conflicts_url=f"{API}/{domain}/proposals/{found.id}/conflicts",
         )
-    return _answer(keeper, merged.proposal, branch_deleted=merged.branch_deleted)
+    return _answer(keeper, principal, merged.proposal, branch_deleted=merged.branch_deleted)
 
 
 def _deletes_source(keeper: Keeper, domain: str, proposal: ProposalInfo) -> bool:
@@ -241,13 +258,13 @@ def _deletes_source(keeper: Keeper, domain: str, proposal: ProposalInfo) -> bool
 @router.post("/proposals/{proposal}/close", summary="Close a Proposal without merging it")
 def close(request: Request, domain: str, proposal: str) -> Response:
     keeper, principal = _caller(request, domain)
-    found = _visible(keeper, principal, domain, proposal)
+    found = _visible(keeper, principal, domain, proposal).original
     if found.created_by != principal.id:
         principal.require("proposal.merge", domain, found.target_branch)
     closed = keeper.store.writes.close(
         domain, found.id, actor=principal.id, delete_source=_deletes_source(keeper, domain, found)
     )
-    return _answer(keeper, closed)
+    return _answer(keeper, principal, closed)
 
 
 @router.get("/proposals/{proposal}/conflicts", summary="The Conflicts of a Proposal")
@@ -258,14 +275,16 @@ def conflicts(
     status: Literal["open", "resolved"] | None = Query(default=None),
 ) -> Response:
     keeper, principal = _caller(request, domain)
-    found = _visible(keeper, principal, domain, proposal)
-    scope = principal.read_scope(
-        domain,
-        found.target_branch,
-        invisible_kinds=keeper.settings.keeper.auth.authz.invisible_kinds,
-    )
-    schema = keeper.store.schema(domain, branch=found.target_branch)
-    _, listed = keeper.store.writes.conflicts(domain, found.id, status=status)
+    scopes = ProposalScopes(keeper, principal, domain)
+    scoped = scopes.load(proposal)
+    found = scoped.proposal
+    scope = scopes.read_scope(found.target_branch)
+    assert scope is not None  # a visible Proposal's target is readable
+    schema = scopes.schema(found.target_branch)
+    if scoped.conflicts is None:
+        _, listed = keeper.store.writes.conflicts(domain, found.id, status=status)
+    else:
+        listed = [c for c in scoped.conflicts if status is None or c.status == status]
     return plain(
         {
             "domain": domain,
@@ -289,9 +308,11 @@ def resolve(
     request: Request, domain: str, proposal: str, conflict: str, body: ResolveRequest
 ) -> Response:
     keeper, principal = _caller(request, domain)
-    found = _visible(keeper, principal, domain, proposal)
+    scoped = _visible(keeper, principal, domain, proposal)
+    found = scoped.original
     if found.created_by != principal.id:
         principal.require("proposal.merge", domain, found.target_branch)
+    scoped.require_conflict(conflict)
     updated, _ = keeper.store.writes.resolve(
         domain,
         found.id,
@@ -301,7 +322,7 @@ def resolve(
         by=principal.id,
     )
     refreshed, _attempt = keeper.store.writes.attempt(domain, updated.id, actor=principal.id)
-    return _answer(keeper, refreshed)
+    return _answer(keeper, principal, refreshed)
 
 
 class ResolutionItem(BaseModel):
