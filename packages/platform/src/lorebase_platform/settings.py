@@ -77,6 +77,12 @@ class AuthSettings(_Section):
         description="none: every request is a local administrator (the demo only); api_key: "
         "requests carry an API key (Authorization: Bearer or X-API-Key).",
     )
+    allow_none_off_loopback: bool = Field(
+        default=False,
+        description="Let auth mode none listen on an address other than 127.0.0.1, ::1 or "
+        "localhost, where anyone who reaches it is an administrator with every clearance. "
+        "Off: Keeper refuses to start that way.",
+    )
     authz: AuthzSettings = Field(default_factory=AuthzSettings, description="Authorization.")
 
 
