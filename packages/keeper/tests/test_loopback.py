@@ -19,6 +19,7 @@ from lorebase_core.errors import UnsafeSettings
 from lorebase_keeper.app import create_app
 from lorebase_keeper.commands import serve
 from lorebase_keeper.loopback import is_loopback
+from lorebase_keeper.server import server_config
 from lorebase_platform.settings import Settings
 
 LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
@@ -76,6 +77,17 @@ def test_create_app_with_api_keys_listens_anywhere(tmp_path: Path) -> None:
     settings = _settings(tmp_path, "0.0.0.0")
     settings.keeper.auth.mode = "api_key"
     create_app(settings).state.store.close()
+
+
+def test_the_server_refuses_to_bind_off_loopback_in_auth_mode_none(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, "127.0.0.1")
+    app = create_app(settings)
+    try:
+        with pytest.raises(UnsafeSettings):
+            server_config(app, settings, host="0.0.0.0")
+        assert server_config(app, settings, host="::1").host == "::1"
+    finally:
+        app.state.store.close()
 
 
 @pytest.mark.parametrize("host", ["127.0.0.2", "0.0.0.0"])

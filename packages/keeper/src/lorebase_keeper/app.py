@@ -65,7 +65,11 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         AnswerCache(settings.keeper.cache),
     )
     install_error_handlers(app)
-    app.add_middleware(BodyLimit, max_body_bytes=settings.keeper.max_body_bytes)
+    app.add_middleware(
+        BodyLimit,
+        max_body_bytes=settings.keeper.max_body_bytes,
+        body_timeout_s=settings.keeper.http.body_timeout_s,
+    )
     app.add_middleware(PathSegments)
     # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
     for module in (

@@ -130,6 +130,7 @@ def serve(
     import uvicorn
 
     from lorebase_keeper.app import create_app
+    from lorebase_keeper.server import server_config
 
     settings = command_settings(config_file, database_url)
     if auth_mode is not None:
@@ -138,15 +139,11 @@ def serve(
         settings.keeper.host = host
     try:
         app = create_app(settings)  # refuses auth mode none off loopback (docs/auth.md)
+        config = server_config(app, settings, port=port)
     except LorebaseError as exc:
         click.echo(f"error: {exc.detail}", err=True)
         sys.exit(1)
-    uvicorn.run(
-        app,
-        host=settings.keeper.host,
-        port=settings.keeper.port if port is None else port,
-        log_level="info",
-    )
+    uvicorn.Server(config).run()
 
 
 @click.command("log")

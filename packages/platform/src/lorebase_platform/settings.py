@@ -163,6 +163,37 @@ class OperationsSettings(_Section):
     )
 
 
+class HttpSettings(_Section):
+    """How long Keeper's HTTP server waits for a client, and how many it serves (docs/api.md)."""
+
+    keep_alive_s: int = Field(
+        default=5,
+        ge=1,
+        le=300,
+        description="Seconds an idle connection (new, or after an answer) stays open waiting for "
+        "a request.",
+    )
+    header_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="Seconds from the first byte of a request until its headers are complete "
+        "(408, then the connection closes).",
+    )
+    body_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="Seconds from the end of the headers until the whole body has arrived "
+        "(408 request-timeout, then the connection closes).",
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        description="Connections and requests served at once; a request past it is answered 503.",
+    )
+
+
 class KeeperSettings(_Section):
     host: str = Field(default="127.0.0.1", description="Address Keeper listens on.")
     port: int = Field(default=8080, ge=0, le=65535, description="Port Keeper listens on.")
@@ -170,6 +201,9 @@ class KeeperSettings(_Section):
         default=1_048_576, ge=1024, description="Largest request body accepted (413 past it)."
     )
     auth: AuthSettings = Field(default_factory=AuthSettings, description="Authentication.")
+    http: HttpSettings = Field(
+        default_factory=HttpSettings, description="Timeouts and connection limits of HTTP."
+    )
     cache: CacheSettings = Field(
         default_factory=CacheSettings, description="The answer cache (keyed by Revision)."
     )
