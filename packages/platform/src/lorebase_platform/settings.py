@@ -318,6 +318,30 @@ class SearchSettings(PageSettings):
     )
 
 
+class ResolveMissesSettings(_Section):
+    """Bounds on the phrases POST /resolve keeps (docs/resolve.md)."""
+
+    max_per_principal_per_day: int = Field(
+        default=200,
+        ge=0,
+        description="Phrases one principal's requests may record per UTC day, new or seen "
+        "before (the rest are not kept; 0: none).",
+    )
+    retention_days: int = Field(
+        default=30,
+        ge=1,
+        le=3650,
+        description="Days a phrase is kept after it was last seen; older ones are deleted.",
+    )
+    max_words: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description="Longest phrase kept, in words (a longer run of unmatched words is a "
+        "sentence, not a term).",
+    )
+
+
 class ResolveSettings(_Section):
     max_text_chars: int = Field(default=500, ge=1, description="Longest text resolved.")
     max_candidates: int = Field(default=20, ge=1, description="Candidates answered at most.")
@@ -335,6 +359,10 @@ class ResolveSettings(_Section):
     )
     record_misses: bool = Field(
         default=True, description="Keep the phrases nothing matched (governance suggestions)."
+    )
+    misses: ResolveMissesSettings = Field(
+        default_factory=ResolveMissesSettings,
+        description="How many phrases are kept, which, and for how long.",
     )
 
 
