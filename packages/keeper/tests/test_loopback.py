@@ -102,7 +102,7 @@ def test_serve_with_the_auth_flag_refuses_an_address_off_loopback(
     assert SETTING in result.stderr
 
 
-def _environment(tmp_path: Path, **settings: str) -> dict[str, str]:
+def clean_environment(tmp_path: Path, **settings: str) -> dict[str, str]:
     clean = {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE")}
     variables = {f"LOREBASE__KEEPER__{name.upper()}": value for name, value in settings.items()}
     return {
@@ -116,7 +116,7 @@ def _environment(tmp_path: Path, **settings: str) -> dict[str, str]:
 def test_serve_with_auth_none_from_the_environment_refuses_an_address_off_loopback(
     tmp_path: Path, host: str
 ) -> None:
-    environment = _environment(tmp_path, auth__mode="none", host=host)
+    environment = clean_environment(tmp_path, auth__mode="none", host=host)
     result = subprocess.run(
         [*LOREBASE, "serve"],
         env=environment,
@@ -131,7 +131,7 @@ def test_serve_with_auth_none_from_the_environment_refuses_an_address_off_loopba
 
 
 @contextmanager
-def serving(arguments: list[str], environment: dict[str, str], log: Path) -> Iterator[str]:
+def serve_process(arguments: list[str], environment: dict[str, str], log: Path) -> Iterator[str]:
     """`lorebase serve` in its own process; yields the URL it listens on."""
     with log.open("w") as output:
         process = subprocess.Popen(
@@ -153,8 +153,8 @@ def serving(arguments: list[str], environment: dict[str, str], log: Path) -> Ite
 
 
 def test_serve_with_auth_none_on_loopback_starts_and_answers(tmp_path: Path) -> None:
-    environment = _environment(tmp_path)
-    with serving(
+    environment = clean_environment(tmp_path)
+    with serve_process(
         ["--auth", "none", "--host", "127.0.0.1", "--port", "0"],
         environment,
         tmp_path / "keeper.log",
@@ -165,11 +165,11 @@ def test_serve_with_auth_none_on_loopback_starts_and_answers(tmp_path: Path) -> 
 
 
 def test_serve_off_loopback_starts_when_the_setting_allows_it(tmp_path: Path) -> None:
-    environment = _environment(
+    environment = clean_environment(
         tmp_path, auth__mode="none", auth__allow_none_off_loopback="true", host="127.0.0.2"
     )
     log = tmp_path / "keeper.log"
-    with serving(["--port", "0"], environment, log) as url:
+    with serve_process(["--port", "0"], environment, log) as url:
         assert url.startswith("http://127.0.0.2:")
         assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200
     assert SETTING in log.read_text()

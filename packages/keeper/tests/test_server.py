@@ -20,6 +20,7 @@ import httpx
 import pytest
 import uvicorn
 from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.test_loopback import clean_environment, serve_process
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.server import BODY_GRACE_S, server_config
@@ -237,3 +238,20 @@ def test_a_stalled_body_is_a_408_in_process_too(keeper_store: Store) -> None:
     assert time.monotonic() - started < BODY_TIMEOUT_S * 3
     assert_problem(response, 408, "request-timeout")
     assert response.headers["connection"] == "close"
+
+
+def test_lorebase_serve_runs_with_the_deadlines(tmp_path: Path) -> None:
+    environment = clean_environment(
+        tmp_path, http__keep_alive_s=str(KEEP_ALIVE_S), http__header_timeout_s="0.5"
+    )
+    log = tmp_path / "keeper.log"
+    with serve_process(["--auth", "none", "--port", "0"], environment, log) as url:
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        address = Address(host, int(port))
+        with address.connect() as silent:
+            assert receive_until_closed(silent, KEEP_ALIVE_S + SLACK_S).closed
+        with address.connect() as slow:
+            slow.sendall(b"GET /healthz HTTP/1.1\r\nHost: keeper\r\n")
+            late = receive_until_closed(slow, HEADER_TIMEOUT_S + SLACK_S)
+        assert late.closed
+        assert late.status == 408
