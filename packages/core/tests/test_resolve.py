@@ -203,3 +203,25 @@ def test_unknown_phrases_are_runs_of_unmatched_words(supply_schema: Schema) -> N
     resolution = run(supply_schema, "average total of the suppliers of Poland and of")
     assert resolution.unmatched == ("average", "of", "the", "Poland", "and")
     assert resolution.unknown == ("average", "of the", "of poland and of")
+
+
+@pytest.mark.parametrize(
+    ("text", "recordable"),
+    [
+        pytest.param("mail jan.kowalski@example.com now", ("mail", "now"), id="e-mail"),
+        pytest.param("tax PL5260250995 please", ("tax", "please"), id="vat-number"),
+        pytest.param("iban PL61 1090 1014 0000 0712 1981 2874", ("iban",), id="iban-like"),
+        pytest.param("sums 2023 over 12.5 and -3", ("sums", "over", "and"), id="numbers"),
+        pytest.param("ref 123e4567-e89b-12d3-a456-426614174000", ("ref",), id="uuid"),
+        pytest.param("see https://x.example/a?b=c now", ("see", "now"), id="url"),
+        pytest.param("token " + "q" * 33, ("token",), id="long-word"),
+        pytest.param("frobnicated widgetry", ("frobnicated widgetry",), id="plain-words"),
+    ],
+)
+def test_identifying_words_are_never_recordable(
+    supply_schema: Schema, text: str, recordable: tuple[str, ...]
+) -> None:
+    resolution = run(supply_schema, text)
+    assert resolution.recordable == recordable
+    # the answer still names every unmatched word: only what a store may keep is narrower
+    assert len(resolution.unmatched) >= len(" ".join(recordable).split())

@@ -79,6 +79,13 @@ async def test_unknown_routes_are_problem_documents(client: httpx.AsyncClient) -
 
 
 @pytest.mark.anyio
+async def test_a_405_names_the_methods_the_route_takes(client: httpx.AsyncClient) -> None:
+    response = await client.delete("/api/v1/domains/supply/schema")
+    assert_problem(response, 405, "method-not-allowed")
+    assert response.headers["Allow"] == "GET"
+
+
+@pytest.mark.anyio
 async def test_openapi_lists_the_routes_served(client: httpx.AsyncClient) -> None:
     document = (await client.get("/openapi.json")).json()
     assert {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -14,7 +15,7 @@ from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.resolve_misses import ResolveMiss
+from lorebase_store.resolve_misses import ResolveMiss, record_misses
 from lorebase_store.store import Store
 from lorebase_store.testing import change_request
 
@@ -307,3 +308,79 @@ async def test_the_embedding_level_takes_the_values_of_the_nearest_records(
             headers={"If-None-Match": first.headers["ETag"]},
         )
         assert again.status_code == 200
+
+
+# -- what is kept of the words nothing matched (read.resolve.misses) ---------------------------
+IDENTIFYING = (
+    "suppliers jan.kowalski@example.com PL5260250995 PL61 1090 1014 0000 0712 1981 2874 "
+    "42 3.14 123e4567-e89b-12d3-a456-426614174000"
+)
+
+
+async def test_identifying_words_are_answered_and_never_stored(
+    http: httpx.AsyncClient, supply: Store
+) -> None:
+    response = await resolve(http, {"text": IDENTIFYING})
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    # the caller's own answer names them: only what is kept is narrower
+    assert {"PL5260250995", "jan.kowalski", "42"} <= set(answer["unmatched"])
+    assert misses(supply) == []
+
+
+async def test_plain_words_beside_identifying_ones_are_stored(
+    http: httpx.AsyncClient, supply: Store
+) -> None:
+    text = "zorblat quimbly PL5260250995 flurp jan@example.com"
+    assert (await resolve(http, {"text": text})).status_code == 200
+    assert {miss.phrase for miss in misses(supply)} == {"zorblat quimbly", "flurp"}
+
+
+async def test_sentences_nothing_matched_are_not_stored(
+    http: httpx.AsyncClient, supply: Store
+) -> None:
+    answer = (await resolve(http, {"text": "zorblat quimbly flurp blarg"})).json()
+    assert answer["coverage"]["unknown"][0]["phrase"] == "zorblat quimbly flurp blarg"
+    assert misses(supply) == []
+
+
+def _client(app: FastAPI, key: str) -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=app)
+    return httpx.AsyncClient(
+        transport=transport, base_url="http://keeper.test", headers=Keys.header(key)
+    )
+
+
+async def test_misses_are_capped_per_principal_and_day(supply: Store, keys: Keys) -> None:
+    settings = Settings(
+        keeper={"auth": {"mode": "api_key", "authz": {"grants_cache_ttl_s": 0}}},
+        read={"resolve": {"misses": {"max_per_principal_per_day": 2}}},
+    )
+    app = create_app(settings, store=supply)
+    async with _client(app, keys.admin) as admin, _client(app, keys.viewer) as viewer:
+        for word in ("zorblat", "quimbly", "flurp", "zorblat"):
+            assert (await resolve(admin, {"text": word})).status_code == 200
+        assert {miss.phrase: miss.count for miss in misses(supply)} == {
+            "zorblat": 1,
+            "quimbly": 1,
+        }
+        # another principal has a cap of its own
+        assert (await resolve(viewer, {"text": "flurp"})).status_code == 200
+    assert {miss.phrase for miss in misses(supply)} == {"zorblat", "quimbly", "flurp"}
+
+
+async def test_misses_past_their_retention_are_gone(http: httpx.AsyncClient, supply: Store) -> None:
+    long_ago = datetime.now(UTC) - timedelta(days=31)
+    record_misses(
+        supply.engine,
+        supply.domain("supply").id,
+        ["zorblat", "quimbly"],
+        principal_id="usr_admin",
+        limits=Settings().read.resolve.misses,
+        now=long_ago,
+    )
+    assert (await resolve(http, {"text": "zorblat suppliers"})).status_code == 200
+    [miss] = misses(supply)
+    # quimbly is deleted; zorblat expired too and starts again from this request
+    assert (miss.phrase, miss.count) == ("zorblat", 1)
+    assert miss.first_seen_at > long_ago.isoformat()

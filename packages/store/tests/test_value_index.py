@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from lorebase_core.changes import UpsertRecord
+from lorebase_platform.settings import ResolveMissesSettings
 from lorebase_store import value_index as index_module
 from lorebase_store.resolve_misses import record_misses
 from lorebase_store.store import Store
@@ -63,9 +64,16 @@ def test_misses_are_upserted_with_counts(supply: Store) -> None:
     domain_id = supply.domain("supply").id
     first = datetime(2026, 10, 1, 8, 0, tzinfo=UTC)
     later = datetime(2026, 10, 2, 9, 30, tzinfo=UTC)
-    assert record_misses(supply.engine, domain_id, ["poland", "of"], now=first) == 2
-    assert record_misses(supply.engine, domain_id, ["poland", "poland", ""], now=later) == 1
-    assert record_misses(supply.engine, domain_id, []) == 0
+
+    def record(phrases: list[str], now: datetime) -> int:
+        limits = ResolveMissesSettings()
+        return record_misses(
+            supply.engine, domain_id, phrases, principal_id="usr_a", limits=limits, now=now
+        )
+
+    assert record(["poland", "of"], first) == 2
+    assert record(["poland", "poland", ""], later) == 1
+    assert record([], later) == 0
     with supply.reader("supply") as reader:
         found = reader.resolve_misses()
     assert [(miss.phrase, miss.count) for miss in found] == [("poland", 2), ("of", 1)]

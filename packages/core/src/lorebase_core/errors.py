@@ -25,6 +25,8 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     │   ├── RevisionNotOnBranch       404 revision-not-on-branch
     │   ├── TraitNotFound             404 trait-not-found
     │   └── AttributeNotFound         404 attribute-not-found
+    ├── RequestTimeout                408 request-timeout (a body that did not arrive in time)
+    ├── UnsafeSettings                500 unsafe-settings (a process refuses to start with them)
     └── Conflict                      409 conflict
         ├── AlreadyExists             409 already-exists
         ├── StaleHead                 409 stale-head
@@ -223,6 +225,22 @@ class TraitNotFound(NotFound):
 class AttributeNotFound(NotFound):
     code = "attribute-not-found"
     title = "Unknown Attribute"
+
+
+class RequestTimeout(LorebaseError):
+    """The request body did not arrive within keeper.http.body_timeout_s; the connection closes."""
+
+    status = 408
+    code = "request-timeout"
+    title = "Request timeout"
+
+
+class UnsafeSettings(LorebaseError):
+    """Settings a process refuses to start with, because they would expose it (say how to fix)."""
+
+    status = 500
+    code = "unsafe-settings"
+    title = "Unsafe settings"
 
 
 class Conflict(LorebaseError):

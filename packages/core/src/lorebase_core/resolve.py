@@ -39,6 +39,10 @@ SIMILAR_SPREAD = 0.1  # close spellings within this much of the closest one are 
 UNKNOWN_REASON = "term unknown in this Domain"
 
 _WORD = re.compile(r"\w+(?:[-'’./]\w+)*")
+_CONTACT = re.compile(r"\S+@\S+|\w+://\S+|www\.\S+")
+"""E-mail addresses and URLs: their words are never kept as misses."""
+MAX_RECORDED_WORD_CHARS = 32
+"""Longer words are tokens, keys or secrets rather than vocabulary: never kept as misses."""
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _TARGET_ORDER = {"kind": 0, "attribute": 1, "value": 2}
 
@@ -253,10 +257,38 @@ class Vocabulary:
 # -- resolving a text ------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Resolution:
+    """What `resolve_text` found.
+
+    `unknown` are the runs of consecutive unmatched words (normalized), as the answer lists them;
+    `recordable` the same runs without the words that may identify someone or something (below),
+    which are all a store may keep of the text.
+    """
+
     candidates: tuple[Candidate, ...]
     unmatched: tuple[str, ...]
     unknown: tuple[str, ...]
     truncated: bool
+    recordable: tuple[str, ...] = ()
+
+
+def identifying_words(text: str) -> list[bool]:
+    """For each word of `text` (as `words` cuts it), whether it may identify someone or something.
+
+    Such words are never kept as misses: words with a digit (numbers, dates, VAT numbers such as
+    PL5260250995, IBANs, UUIDs, keys such as S-1001), the words of e-mail addresses and URLs, and
+    words longer than `MAX_RECORDED_WORD_CHARS`.
+    """
+    contacts = [match.span() for match in _CONTACT.finditer(text)]
+    flags = []
+    for match in _WORD.finditer(text):
+        word = match.group()
+        start, end = match.span()
+        flags.append(
+            any(char.isdigit() for char in word)
+            or len(word) > MAX_RECORDED_WORD_CHARS
+            or any(start < stop and begin < end for begin, stop in contacts)
+        )
+    return flags
 
 
 def _spans(count: int) -> list[tuple[int, int]]:
@@ -308,11 +340,14 @@ def resolve_text(
                 covered[start:end] = [True] * (end - start)
     ranked = sorted(best.values(), key=lambda item: (-item.score, item.term.order))
     unmatched = list(dict.fromkeys(w for w, done in zip(written, covered, strict=True) if not done))
+    identifying = identifying_words(text)
     return Resolution(
         tuple(ranked[:max_candidates]),
         tuple(unmatched),
         tuple(_unknown_phrases(keys, covered)),
         len(ranked) > max_candidates,
+        # an identifying word ends a run like a matched one, and is left out
+        tuple(_unknown_phrases(keys, [a or b for a, b in zip(covered, identifying, strict=True)])),
     )
 
 

@@ -11,6 +11,7 @@ from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.errors import install_error_handlers
 from lorebase_keeper.limits import BodyLimit
+from lorebase_keeper.loopback import require_safe_auth
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.routes import (
     context,
@@ -35,7 +36,12 @@ VERSION = "0.1.0"
 
 
 def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
-    """Keeper over `store` (opened from settings when not given, and closed with the app)."""
+    """Keeper over `store` (opened from settings when not given, and closed with the app).
+
+    Raises:
+        UnsafeSettings: auth mode `none` with a `keeper.host` that is not loopback.
+    """
+    require_safe_auth(settings.keeper.host, settings.keeper.auth)
     owned = store is None
 
     @asynccontextmanager
@@ -59,7 +65,11 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         AnswerCache(settings.keeper.cache),
     )
     install_error_handlers(app)
-    app.add_middleware(BodyLimit, max_body_bytes=settings.keeper.max_body_bytes)
+    app.add_middleware(
+        BodyLimit,
+        max_body_bytes=settings.keeper.max_body_bytes,
+        body_timeout_s=settings.keeper.http.body_timeout_s,
+    )
     app.add_middleware(PathSegments)
     # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
     for module in (

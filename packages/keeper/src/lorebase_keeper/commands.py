@@ -115,7 +115,7 @@ def import_command(
     type=click.Choice(["none", "api_key"]),
     default=None,
     help="Authentication (default: keeper.auth.mode, api_key); none makes every request a "
-    "local administrator, for a demo on loopback only.",
+    "local administrator, for a demo on loopback only (refused elsewhere).",
 )
 @config_option
 @database_option
@@ -130,23 +130,20 @@ def serve(
     import uvicorn
 
     from lorebase_keeper.app import create_app
+    from lorebase_keeper.server import server_config
 
     settings = command_settings(config_file, database_url)
     if auth_mode is not None:
         settings.keeper.auth.mode = "none" if auth_mode == "none" else "api_key"
-    listen = host or settings.keeper.host
-    if settings.keeper.auth.mode == "none" and listen not in {"127.0.0.1", "localhost", "::1"}:
-        click.echo(
-            f"warning: auth mode none on {listen}: anyone who reaches it is an administrator",
-            err=True,
-        )
-    app = create_app(settings)
-    uvicorn.run(
-        app,
-        host=listen,
-        port=settings.keeper.port if port is None else port,
-        log_level="info",
-    )
+    if host is not None:
+        settings.keeper.host = host
+    try:
+        app = create_app(settings)  # refuses auth mode none off loopback (docs/auth.md)
+        config = server_config(app, settings, port=port)
+    except LorebaseError as exc:
+        click.echo(f"error: {exc.detail}", err=True)
+        sys.exit(1)
+    uvicorn.Server(config).run()
 
 
 @click.command("log")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -23,8 +24,12 @@ class NotImplementedYet(LorebaseError):
     title = "Not implemented yet"
 
 
-def _response(document: dict[str, object], status: int) -> JSONResponse:
-    headers = {"WWW-Authenticate": 'Bearer realm="lorebase"'} if status == 401 else None
+def _response(
+    document: dict[str, object], status: int, extra_headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    headers = dict(extra_headers or {})
+    if status == 401:
+        headers["WWW-Authenticate"] = 'Bearer realm="lorebase"'
     return JSONResponse(
         document, status_code=status, media_type=PROBLEM_CONTENT_TYPE, headers=headers
     )
@@ -76,7 +81,8 @@ def install_error_handlers(app: FastAPI) -> None:
             f"{request.method} {request.url.path}: {exc.detail}",
             instance=request.url.path,
         )
-        return _response(document, exc.status_code)
+        # the headers the framework set: `Allow` on a 405 names the methods the route takes
+        return _response(document, exc.status_code, exc.headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -1,24 +1,33 @@
-"""Request bodies larger than keeper.max_body_bytes are refused before a route reads them."""
+"""Request bodies that are too large or too slow are refused before a route reads them.
+
+Too large: past keeper.max_body_bytes (413). Too slow: not whole within keeper.http.body_timeout_s
+(408). The other timeouts (headers, idle connections) are the HTTP server's (server.py).
+"""
 
 from __future__ import annotations
 
 import json
 
+import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem
+from lorebase_core.errors import RequestTimeout
+from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem, problem_document
 
 
 class BodyLimit:
-    """Pure ASGI middleware: 413 for a declared or streamed body past the limit.
+    """Pure ASGI middleware: 413 for a declared or streamed body past the limit, 408 for a slow one.
 
     The body is read before the route runs (it is at most `max_body_bytes`), so a streamed body
-    that grows too large is refused with 413 before any route or framework parses it.
+    that grows too large is refused with 413 before any route or framework parses it, and a body
+    that has not arrived whole within `body_timeout_s` (a Content-Length larger than what the
+    client sends, a client that stalls) is answered 408 request-timeout with `Connection: close`.
     """
 
-    def __init__(self, app: ASGIApp, max_body_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_body_bytes: int, body_timeout_s: float) -> None:
         self.app = app
         self.max_body_bytes = max_body_bytes
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in {"GET", "HEAD", "OPTIONS"}:
@@ -30,18 +39,22 @@ class BodyLimit:
             return
         chunks: list[bytes] = []
         received = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            received += len(chunk)
-            if received > self.max_body_bytes:
-                await self._refuse(scope, send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        with anyio.move_on_after(self.body_timeout_s) as deadline:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                chunk = message.get("body", b"")
+                received += len(chunk)
+                if received > self.max_body_bytes:
+                    await self._refuse(scope, send)
+                    return
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
+        if deadline.cancelled_caught:
+            await self._time_out(scope, send, received)
+            return
         body = b"".join(chunks)
         replayed = False
 
@@ -70,6 +83,27 @@ class BodyLimit:
                 "headers": [
                     (b"content-type", PROBLEM_CONTENT_TYPE.encode()),
                     (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    async def _time_out(self, scope: Scope, send: Send, received: int) -> None:
+        error = RequestTimeout(
+            f"The request body did not arrive within {self.body_timeout_s:g} s "
+            f"(keeper.http.body_timeout_s; {received} bytes came): send the whole body at once, "
+            "with a Content-Length that matches it"
+        )
+        body = json.dumps(problem_document(error, instance=scope.get("path", ""))).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": error.status,
+                "headers": [
+                    (b"content-type", PROBLEM_CONTENT_TYPE.encode()),
+                    (b"content-length", str(len(body)).encode()),
+                    # the rest of the body may still come: the connection cannot serve another
+                    (b"connection", b"close"),
                 ],
             }
         )

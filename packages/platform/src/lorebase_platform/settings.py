@@ -77,6 +77,12 @@ class AuthSettings(_Section):
         description="none: every request is a local administrator (the demo only); api_key: "
         "requests carry an API key (Authorization: Bearer or X-API-Key).",
     )
+    allow_none_off_loopback: bool = Field(
+        default=False,
+        description="Let auth mode none listen on an address other than 127.0.0.1, ::1 or "
+        "localhost, where anyone who reaches it is an administrator with every clearance. "
+        "Off: Keeper refuses to start that way.",
+    )
     authz: AuthzSettings = Field(default_factory=AuthzSettings, description="Authorization.")
 
 
@@ -157,6 +163,37 @@ class OperationsSettings(_Section):
     )
 
 
+class HttpSettings(_Section):
+    """How long Keeper's HTTP server waits for a client, and how many it serves (docs/api.md)."""
+
+    keep_alive_s: int = Field(
+        default=5,
+        ge=1,
+        le=300,
+        description="Seconds an idle connection (new, or after an answer) stays open waiting for "
+        "a request.",
+    )
+    header_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        le=300,
+        description="Seconds from the first byte of a request until its headers are complete "
+        "(408, then the connection closes).",
+    )
+    body_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=3600,
+        description="Seconds from the end of the headers until the whole body has arrived "
+        "(408 request-timeout, then the connection closes).",
+    )
+    max_connections: int = Field(
+        default=1000,
+        ge=1,
+        description="Connections and requests served at once; a request past it is answered 503.",
+    )
+
+
 class KeeperSettings(_Section):
     host: str = Field(default="127.0.0.1", description="Address Keeper listens on.")
     port: int = Field(default=8080, ge=0, le=65535, description="Port Keeper listens on.")
@@ -164,6 +201,9 @@ class KeeperSettings(_Section):
         default=1_048_576, ge=1024, description="Largest request body accepted (413 past it)."
     )
     auth: AuthSettings = Field(default_factory=AuthSettings, description="Authentication.")
+    http: HttpSettings = Field(
+        default_factory=HttpSettings, description="Timeouts and connection limits of HTTP."
+    )
     cache: CacheSettings = Field(
         default_factory=CacheSettings, description="The answer cache (keyed by Revision)."
     )
@@ -278,6 +318,30 @@ class SearchSettings(PageSettings):
     )
 
 
+class ResolveMissesSettings(_Section):
+    """Bounds on the phrases POST /resolve keeps (docs/resolve.md)."""
+
+    max_per_principal_per_day: int = Field(
+        default=200,
+        ge=0,
+        description="Phrases one principal's requests may record per UTC day, new or seen "
+        "before (the rest are not kept; 0: none).",
+    )
+    retention_days: int = Field(
+        default=30,
+        ge=1,
+        le=3650,
+        description="Days a phrase is kept after it was last seen; older ones are deleted.",
+    )
+    max_words: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description="Longest phrase kept, in words (a longer run of unmatched words is a "
+        "sentence, not a term).",
+    )
+
+
 class ResolveSettings(_Section):
     max_text_chars: int = Field(default=500, ge=1, description="Longest text resolved.")
     max_candidates: int = Field(default=20, ge=1, description="Candidates answered at most.")
@@ -295,6 +359,10 @@ class ResolveSettings(_Section):
     )
     record_misses: bool = Field(
         default=True, description="Keep the phrases nothing matched (governance suggestions)."
+    )
+    misses: ResolveMissesSettings = Field(
+        default_factory=ResolveMissesSettings,
+        description="How many phrases are kept, which, and for how long.",
     )
 
 

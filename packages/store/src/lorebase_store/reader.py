@@ -216,9 +216,12 @@ class Reader:
             max_value_length=max_value_length,
         )
 
-    def resolve_misses(self) -> list[ResolveMiss]:
-        """The phrases POST /resolve recorded as unknown in this Domain, most frequent first."""
-        return read_misses(self.connection, self.view.domain.id)
+    def resolve_misses(self, *, retention_days: int | None = None) -> list[ResolveMiss]:
+        """The phrases POST /resolve recorded as unknown in this Domain, most frequent first.
+
+        With `retention_days` (read.resolve.misses), phrases last seen before it are left out.
+        """
+        return read_misses(self.connection, self.view.domain.id, retention_days=retention_days)
 
 
 @contextmanager

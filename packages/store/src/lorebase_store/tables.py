@@ -219,6 +219,18 @@ resolve_misses = sa.Table(
     sa.Column("count", sa.Integer, nullable=False),
     sa.Column("first_seen_at", sa.String(32), nullable=False),
     sa.Column("last_seen_at", sa.String(32), nullable=False),
+    # expired phrases are deleted by one range of it (read.resolve.misses.retention_days)
+    sa.Index("ix_resolve_misses_last_seen", "last_seen_at"),
+)
+
+resolve_miss_quotas = sa.Table(
+    "resolve_miss_quotas",
+    metadata,
+    # phrases recorded per principal and UTC day (read.resolve.misses.max_per_principal_per_day)
+    sa.Column("principal_id", sa.String(255), primary_key=True),
+    sa.Column("day", sa.String(10), primary_key=True),
+    sa.Column("recorded", sa.Integer, nullable=False),
+    sa.Index("ix_resolve_miss_quotas_day", "day"),
 )
 
 # -- search (docs/search.md): documents and vocabulary per branch, vectors per Record ----------

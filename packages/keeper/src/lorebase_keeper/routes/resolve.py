@@ -2,7 +2,8 @@
 
 See docs/resolve.md. The answer is Revision-stamped like every read; the phrases nothing matched
 are recorded (a side effect, after the answer is made) on every request that reads a branch head
-and allows it, whether the answer came from the cache, a 304 or was computed.
+and allows it, whether the answer came from the cache, a 304 or was computed; only their words
+that cannot identify anyone, within the bounds of read.resolve.misses.
 """
 
 from __future__ import annotations
@@ -246,7 +247,14 @@ def resolve(
         parsed.record_misses
         and not parsed.at
         and settings.read.resolve.record_misses
-        and resolution.unknown
+        and resolution.recordable
     ):
-        record_misses(read.keeper.store.engine, domain_id, resolution.unknown)
+        # never the caller's text as is: no identifying words, bounded (docs/resolve.md)
+        record_misses(
+            read.keeper.store.engine,
+            domain_id,
+            resolution.recordable,
+            principal_id=read.principal.id,
+            limits=settings.read.resolve.misses,
+        )
     return response
