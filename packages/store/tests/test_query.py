@@ -38,7 +38,15 @@ from lorebase_store.testing import change_request
 from lorebase_store.testing import commit_changes as commit
 
 DOMAIN = "supply"
-LIMITS = {"default_limit": 100, "max_limit": 1000, "max_predicates": 64, "max_hops": 4}
+LIMITS = {
+    "default_limit": 100,
+    "max_limit": 1000,
+    "max_predicates": 64,
+    "max_hops": 4,
+    "max_string_length": 1000,
+    "max_in_values": 1000,
+    "max_metrics": 32,
+}
 EVERYTHING = ReadScope.everything()
 NO_CLEARANCE = ReadScope(None, frozenset())
 DOCS = Path(__file__).parents[3] / "docs" / "query.md"
