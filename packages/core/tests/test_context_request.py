@@ -86,6 +86,11 @@ def test_unknown_names_answer_404(supply: Schema, body: dict[str, object], error
         pytest.param({"query": {"kind": "Part", "limit": 21}}, {"query.limit"}, id="limit"),
         pytest.param({"search": "", "format": "pdf"}, {"search", "format"}, id="search-format"),
         pytest.param(
+            {"refs": [7] * 100_000},
+            {"refs", *(f"refs[{n}]" for n in range(20))},
+            id="refs-past-max",
+        ),
+        pytest.param(
             {"refs": "Supplier/S-1", "budget_tokens": 0}, {"refs", "budget_tokens"}, id="types"
         ),
     ],

@@ -318,7 +318,7 @@ def _refs(
     if not 1 <= len(value) <= max_seeds:
         issues.append(Issue("refs", f"give 1 to {max_seeds} Record references", "range"))
     refs: set[RecordRef] = set()
-    for index, item in enumerate(value):
+    for index, item in enumerate(value[:max_seeds]):  # past the bound, the one issue above
         path = f"refs[{index}]"
         if not isinstance(item, str):
             issues.append(Issue(path, "expected a string Kind/key", "type"))
