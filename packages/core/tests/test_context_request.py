@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,11 @@ def test_unknown_names_answer_404(supply: Schema, body: dict[str, object], error
         pytest.param({"query": {"kind": "Part", "limit": 21}}, {"query.limit"}, id="limit"),
         pytest.param({"search": "", "format": "pdf"}, {"search", "format"}, id="search-format"),
         pytest.param(
+            {"refs": [7] * 100_000},
+            {"refs", *(f"refs[{n}]" for n in range(20))},
+            id="refs-past-max",
+        ),
+        pytest.param(
             {"refs": "Supplier/S-1", "budget_tokens": 0}, {"refs", "budget_tokens"}, id="types"
         ),
     ],
@@ -93,6 +99,34 @@ def test_issues_carry_their_paths(supply: Schema, body: dict[str, object], paths
     with pytest.raises(ContextRequestInvalid) as caught:
         parse_context(body, supply, EVERYTHING, LIMITS)
     assert {issue.path for issue in caught.value.issues} == paths
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param({"search": "x" * 501}, ("search", "too-long"), id="search"),
+        pytest.param(
+            {"query": {"kind": "Part", "where": {"attr": "name", "op": "contains", "value": "x" * 1001}}},
+            ("query.where.value", "too-long"),
+            id="query-string",
+        ),
+        pytest.param(
+            {"query": {"kind": "Part", "where": {"rel": "supplied_by", "where": {"attr": "supplier_code", "op": "in", "value": ["S-1001"] * 1001}}}},
+            ("query.where.where.value", "too-many-values"),
+            id="query-in",
+        ),
+    ],
+)  # fmt: skip
+def test_seeds_are_bounded_like_the_reads_they_make(
+    supply: Schema, body: dict[str, object], expected: tuple[str, str]
+) -> None:
+    with pytest.raises(ContextRequestInvalid) as caught:
+        parse_context(body, supply, EVERYTHING, LIMITS)
+    assert [(issue.path, issue.code) for issue in caught.value.issues] == [expected]
+    wider = replace(
+        LIMITS, search_max_chars=501, query_max_string_length=1001, query_max_in_values=1001
+    )
+    assert parse_context(body, supply, EVERYTHING, wider).selector == next(iter(body))
 
 
 def test_lens_kinds_limit_query_seeds(supply: Schema) -> None:

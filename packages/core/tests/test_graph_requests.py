@@ -172,8 +172,7 @@ def test_traverse_start_must_be_of_one_kind(supply: Schema) -> None:
                 ("start", "range"),
                 ("start[0]", "bad-ref"),
                 ("start[1]", "type"),
-                ("start[2]", "bad-ref"),
-                ("start[3]", "bad-ref"),
+                ("start[2]", "bad-ref"),  # start[3] is past max_start: the range issue says it
             ],
             id="bad-refs",
         ),
@@ -377,6 +376,11 @@ def test_neighborhood_default_relations_are_the_readable_ones(supply: Schema) ->
             id="refs-and-unknown",
         ),
         pytest.param({"refs": ["Supplier/S-1001"] * 4}, [("refs", "range")], id="too-many-refs"),
+        pytest.param(
+            {"refs": ["Supplier/S-1001", *([None] * 100_000)]},
+            [("refs", "range"), ("refs[1]", "type"), ("refs[2]", "type")],
+            id="items-past-the-bound-are-not-read",
+        ),
     ],
 )
 def test_neighborhood_lists_every_problem_with_its_path(

@@ -38,7 +38,15 @@ SUPPLY = load_schema(
 )
 EVERYTHING = ReadScope.everything()
 NO_CLEARANCE = ReadScope(None, frozenset())
-LIMITS = {"default_limit": 100, "max_limit": 1000, "max_predicates": 64, "max_hops": 4}
+LIMITS = {
+    "default_limit": 100,
+    "max_limit": 1000,
+    "max_predicates": 64,
+    "max_hops": 4,
+    "max_string_length": 1000,
+    "max_in_values": 1000,
+    "max_metrics": 32,
+}
 
 
 def parse(
@@ -394,6 +402,123 @@ def test_too_many_predicates_are_refused() -> None:
     }
     assert parse(where(predicate), max_predicates=3).where is not None
     assert problems(where(predicate), max_predicates=2) == {("where", "too-many-predicates")}
+
+
+# --- bounds: nothing cheap to send is dear to serve ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("predicate", "path"),
+    [
+        pytest.param({"attr": "legal_name", "op": "contains", "value": "a" * 1001}, "where.value", id="contains"),
+        pytest.param({"attr": "legal_name", "op": "starts_with", "value": "a" * 1001}, "where.value", id="starts_with"),
+        pytest.param({"attr": "city", "op": "eq", "value": "a" * 1001}, "where.value", id="eq"),
+        pytest.param({"attr": "city", "op": "gte", "value": "a" * 1001}, "where.value", id="gte"),
+        pytest.param({"attr": "city", "op": "in", "value": ["a", "a" * 1001]}, "where.value[1]", id="in-item"),
+        pytest.param({"attr": "tier", "op": "eq", "value": "1" * 1001}, "where.value", id="integer-as-text"),
+        pytest.param({"attr": "status", "op": "eq", "value": "a" * 1001}, "where.value", id="enum"),
+        pytest.param({"not": {"or": [{"attr": "city", "op": "eq", "value": "a" * 1001}]}}, "where.not.or[0].value", id="nested"),
+        pytest.param(
+            {"rel": "supplier_orders", "where": {"rel": "for_part", "where": {"attr": "name", "op": "contains", "value": "a" * 1001}}},
+            "where.where.where.value",
+            id="two-hops",
+        ),
+    ],
+)  # fmt: skip
+def test_compared_strings_are_bounded(predicate: dict[str, Any], path: str) -> None:
+    # SQLite refuses LIKE patterns from 50,000 characters on (a 500 before this bound)
+    assert problems(where(predicate)) == {(path, "too-long")}
+    # within the bound, only the value's own problem may remain (a pattern, an enum name)
+    wider = {**LIMITS, "max_string_length": 2000}
+    refused: set[tuple[str, str]] = set()
+    try:
+        parse_query(where(predicate), SUPPLY, EVERYTHING, **wider)
+    except QueryInvalid as exc:
+        refused = {(issue.path, issue.code) for issue in exc.issues}
+    assert refused <= {(path, "bad-value")}
+
+
+def test_a_string_at_the_bound_is_compared() -> None:
+    predicate = {"attr": "legal_name", "op": "contains", "value": "A" * 1000}
+    found = parse(where(predicate)).where
+    assert found == Comparison(
+        "legal_name",
+        "contains",
+        "a" * 1000,
+        SUPPLY.kinds["Supplier"].attributes["legal_name"].value_type,
+    )
+    assert problems(where(predicate), max_string_length=999) == {("where.value", "too-long")}
+
+
+def test_in_lists_are_bounded_without_checking_each_value() -> None:
+    values = [f"S-{index:04d}" for index in range(1000)]
+    found = parse(where({"attr": "supplier_code", "op": "in", "value": values})).where
+    assert isinstance(found, Comparison)
+    assert found.value == values
+    too_many = where({"attr": "supplier_code", "op": "in", "value": [*values, None, 1.5]})
+    assert problems(too_many) == {("where.value", "too-many-values")}
+    assert problems(too_many, max_in_values=2000) == {
+        ("where.value[1000]", "bad-value"),
+        ("where.value[1001]", "bad-value"),
+    }
+
+
+def test_in_keeps_the_first_of_equal_values_in_order() -> None:
+    predicate = {"attr": "tier", "op": "in", "value": [3, "3", 1, " 1", 3, "2"]}
+    found = parse(where(predicate)).where
+    assert isinstance(found, Comparison)
+    assert found.value == ["3", "1", "2"]
+
+
+def test_a_wide_where_is_read_only_up_to_max_predicates() -> None:
+    # 100,000 bad comparisons answer one issue per predicate allowed, not 100,000
+    wide = {"and": [{"attr": "nope", "op": "eq", "value": 1}] * 100_000}
+    with pytest.raises(QueryInvalid) as caught:
+        parse(where(wide), max_predicates=8)
+    codes = [(issue.path, issue.code) for issue in caught.value.issues]
+    assert ("where", "too-many-predicates") in codes
+    assert len(codes) <= 8 + 1
+    with pytest.raises(QueryInvalid) as caught:
+        parse(where({"or": [7] * 100_000}), max_predicates=8)  # malformed ones count too
+    assert len(caught.value.issues) <= 8 + 1
+
+
+def test_a_deep_where_stops_at_the_nesting_bound() -> None:
+    # as deep as a 0.9 MB body of nested nots: no recursion past MAX_NESTING
+    predicate: dict[str, Any] = {"attr": "tier", "op": "eq", "value": 1}
+    for index in range(110_000):
+        predicate = {"not" if index % 2 else "or": predicate if index % 2 else [predicate]}
+    found = problems(where(predicate))
+    assert {code for _path, code in found} == {"too-deep"}
+
+
+@pytest.mark.parametrize(
+    ("document", "expected"),
+    [
+        pytest.param({"select": ["tier"] * 11}, ("select", "too-many-values"), id="select"),
+        pytest.param({"order_by": [{"attr": "tier"}] * 11}, ("order_by", "too-many-values"), id="order_by"),
+        pytest.param(
+            {"aggregate": {"metrics": {f"m{index}": {"count": "*"} for index in range(33)}}},
+            ("aggregate.metrics", "too-many-values"),
+            id="metrics",
+        ),
+    ],
+)  # fmt: skip
+def test_lists_of_attributes_and_metrics_are_bounded(
+    document: dict[str, Any], expected: tuple[str, str]
+) -> None:
+    # Supplier has 10 Attributes: a longer list repeats one, refused whole rather than per item
+    assert problems({"kind": "Supplier", **document}) == {expected}
+
+
+def test_metrics_up_to_max_metrics_are_computed() -> None:
+    metrics = {f"m{index}": {"count": "*"} for index in range(4)}
+    aggregate = parse({"kind": "Supplier", "aggregate": {"metrics": metrics}}).aggregate
+    assert aggregate is not None
+    assert len(aggregate.metrics) == 4
+    assert problems({"kind": "Supplier", "aggregate": {"metrics": metrics}}, max_metrics=3) == {
+        ("aggregate.metrics", "too-many-values")
+    }
 
 
 # --- Relation predicates ------------------------------------------------------------------------

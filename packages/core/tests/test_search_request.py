@@ -95,6 +95,14 @@ def test_invalid_documents(document: object, paths: list[str]) -> None:
     assert sorted({issue.path for issue in raised.value.issues}) == paths
 
 
+def test_the_longest_q_is_a_setting() -> None:
+    document = {"q": " " + "x" * 40 + " "}  # counted after stripping
+    assert parse_search(document, SUPPLY, ALL, default_limit=20, max_limit=100, max_q_chars=40)
+    with pytest.raises(SearchInvalid) as raised:
+        parse_search(document, SUPPLY, ALL, default_limit=20, max_limit=100, max_q_chars=39)
+    assert [(issue.path, issue.code) for issue in raised.value.issues] == [("q", "too-long")]
+
+
 EMBEDDED = load_schema(
     """
 domain: {name: notes}

@@ -340,6 +340,27 @@ async def test_query_seeds(http: httpx.AsyncClient) -> None:
     assert outside["neighbors"] == []
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        pytest.param({"query": {"kind": "Supplier", "where": {"attr": "legal_name", "op": "contains", "value": "a" * 50_000}}}, ("query.where.value", "too-long"), id="query-contains"),
+        pytest.param(
+            {"query": {"kind": "Part", "where": {"rel": "supplied_by", "where": {"attr": "supplier_code", "op": "in", "value": ["S-1001"] * 1001}}}},
+            ("query.where.where.value", "too-many-values"),
+            id="query-in",
+        ),
+        pytest.param({"search": "bearing " * 10_000}, ("search", "too-long"), id="search"),
+    ],
+)  # fmt: skip
+async def test_seeds_are_bounded_like_query_and_search(
+    http: httpx.AsyncClient, body: dict[str, Any], expected: tuple[str, str]
+) -> None:
+    # the contains seed answered 500 on SQLite ("LIKE or GLOB pattern too complex")
+    document = assert_problem(await http.post(CONTEXT, json=body), 422, "context-request-invalid")
+    issues: Any = document["issues"]
+    assert [(issue["path"], issue["code"]) for issue in issues] == [expected]
+
+
 async def test_since_limits_recent_changes(http: httpx.AsyncClient) -> None:
     body = {"refs": ["Supplier/S-1001"], "depth": 0, "budget_tokens": BIG}
     everything = (await pack(http, body))["recent_changes"]

@@ -196,6 +196,74 @@ async def test_bad_queries_are_precise_problems(
     assert_problem(await post(http, "query", body), status, code)
 
 
+def issues_of(response: httpx.Response) -> set[tuple[str, str]]:
+    document = assert_problem(response, 422, "query-invalid")
+    issues = document["issues"]
+    assert isinstance(issues, list)
+    return {(issue["path"], issue["code"]) for issue in issues}
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        pytest.param({"kind": "Supplier", "where": {"attr": "legal_name", "op": "contains", "value": "a" * 50_000}}, "where.value", id="contains"),
+        pytest.param(
+            {"kind": "Part", "where": {"and": [{"rel": "supplied_by", "where": {"attr": "legal_name", "op": "starts_with", "value": "a" * 50_000}}]}},
+            "where.and[0].where.value",
+            id="relation",
+        ),
+        pytest.param({"kind": "Supplier", "where": {"attr": "city", "op": "in", "value": ["Poznan", "a" * 50_000]}}, "where.value[1]", id="in-item"),
+    ],
+)  # fmt: skip
+async def test_long_compared_strings_are_422_not_500(
+    http: httpx.AsyncClient, body: dict[str, Any], path: str
+) -> None:
+    # SQLite refused the LIKE pattern of the first two ("LIKE or GLOB pattern too complex")
+    assert issues_of(await post(http, "query", body)) == {(path, "too-long")}
+
+
+async def test_an_in_list_past_the_bound_is_422(http: httpx.AsyncClient) -> None:
+    # 100,000 values (0.9 MB) took 40 s to refuse value by value; now one issue at once
+    def supplier_codes(codes: list[str]) -> dict[str, Any]:
+        return {"kind": "Supplier", "where": {"attr": "supplier_code", "op": "in", "value": codes}}
+
+    codes = [f"S-{index}" for index in range(100_000)]
+    refused = await post(http, "query", supplier_codes(codes))
+    assert issues_of(refused) == {("where.value", "too-many-values")}
+    answer = (await post(http, "query", supplier_codes([*codes[:999], "S-1001"]))).json()
+    assert keys_of(answer) == ["S-1001"]
+
+
+async def test_a_wide_where_answers_a_bounded_problem(http: httpx.AsyncClient) -> None:
+    wide = {"or": [{"attr": "nope", "op": "eq", "value": 1}] * 20_000}
+    response = await post(http, "query", {"kind": "Supplier", "where": wide})
+    issues = issues_of(response)
+    assert ("where", "too-many-predicates") in issues
+    assert len(response.json()["issues"]) <= 64 + 1  # read.query.max_predicates, then stop
+
+
+async def test_deeply_nested_bodies_are_refused_cheaply(http: httpx.AsyncClient) -> None:
+    leaf = '{"attr": "tier", "op": "eq", "value": 1}'
+    for depth, expected in ((900, 422), (110_000, 400)):  # 110,000 nots: 0.9 MB
+        content = '{"kind": "Supplier", "where": ' + '{"not": ' * depth + leaf + "}" * (depth + 1)
+        response = await http.post(
+            "/api/v1/domains/supply/query",
+            content=content.encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        if expected == 422:
+            assert {code for _path, code in issues_of(response)} == {"too-deep"}
+        else:  # deeper than JSON decoding goes: a malformed body, never a 500
+            assert_problem(response, 400, response.json()["code"])
+
+
+async def test_too_many_metrics_are_422_not_500(http: httpx.AsyncClient) -> None:
+    # SQLite answered "too many columns in result set" for 5,000 of them
+    metrics = {f"m{index}": {"sum": "risk_score"} for index in range(5000)}
+    body = {"kind": "Supplier", "aggregate": {"metrics": metrics}}
+    assert issues_of(await post(http, "query", body)) == {("aggregate.metrics", "too-many-values")}
+
+
 async def test_a_cursor_of_another_query_is_refused(http: httpx.AsyncClient) -> None:
     first = (await post(http, "query", {"kind": "Supplier", "limit": 5})).json()
     other = {"kind": "Part", "limit": 5, "cursor": first["next_cursor"]}

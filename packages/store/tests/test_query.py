@@ -32,13 +32,21 @@ from lorebase_store.query import (
     query_sql,
     run_query,
 )
-from lorebase_store.query_sql import average
+from lorebase_store.query_sql import IN_LIST_PARAMETERS, average
 from lorebase_store.store import BranchMode, Store
 from lorebase_store.testing import change_request
 from lorebase_store.testing import commit_changes as commit
 
 DOMAIN = "supply"
-LIMITS = {"default_limit": 100, "max_limit": 1000, "max_predicates": 64, "max_hops": 4}
+LIMITS = {
+    "default_limit": 100,
+    "max_limit": 1000,
+    "max_predicates": 64,
+    "max_hops": 4,
+    "max_string_length": 1000,
+    "max_in_values": 1000,
+    "max_metrics": 32,
+}
 EVERYTHING = ReadScope.everything()
 NO_CLEARANCE = ReadScope(None, frozenset())
 DOCS = Path(__file__).parents[3] / "docs" / "query.md"
@@ -1069,6 +1077,116 @@ def test_negative_decimals_and_integers_past_64_bits(lab: Store) -> None:
             }
         ]
     }
+
+
+# --- long in lists: one parameter joined against, the same answers as short ones ---------------
+
+COLOURS = [f"colour_{index:02d}" for index in range(40)]
+SHELF_SCHEMA = f"""
+domain: {{name: shelf}}
+kinds:
+  Item:
+    key: [code]
+    attributes:
+      code: {{type: string}}
+      note: {{type: text}}
+      level: {{type: integer}}
+      price: {{type: "decimal(8,2)"}}
+      day: {{type: date}}
+      seen_at: {{type: datetime}}
+      colour: {{type: enum, values: [{", ".join(COLOURS)}]}}
+"""
+NOTES = [
+    "plain",
+    "Zürich",
+    "emoji \U0001f600",
+    'quote " and \\ slash',
+    "100%_off",
+    "\u00e9t\u00e9",
+    "x",
+]
+
+
+@pytest.fixture
+def shelf(store: Store) -> Store:
+    """Items whose every type an `in` applies to has values, some missing."""
+    items = []
+    for index in range(40):
+        values: dict[str, Any] = {
+            "code": f"I-{index:03d}",
+            "note": NOTES[index % len(NOTES)],
+            "level": index * 7 - 100,
+            "price": f"{index * 3}.{index % 100:02d}",
+            "day": f"2026-{index % 12 + 1:02d}-{index % 28 + 1:02d}",
+            "seen_at": f"2026-03-01T{index % 24:02d}:00:00Z",
+            "colour": COLOURS[index % len(COLOURS)],
+        }
+        if index % 9 == 0:
+            values = {"code": values["code"]}  # missing values meet the list too
+        items.append(UpsertRecord("Item", values["code"], values))
+    store.commit(
+        change_request(
+            "Stock the shelf", domain="shelf", schema=load_schema(SHELF_SCHEMA), create_domain=True
+        ),
+        items,
+    )
+    return store
+
+
+LONG_LISTS = [
+    pytest.param("code", [f"I-{index:03d}" for index in range(0, 60, 3)], id="string"),
+    pytest.param("note", [*NOTES[1:], *(f"absent {index}" for index in range(20))], id="text"),
+    pytest.param("level", [-100, "-93", 12, "+19", 173, *range(1000, 1020)], id="integer"),
+    pytest.param("price", ["3.01", 6.02, "9.03", "999", *(f"{n}.5" for n in range(20))], id="decimal"),
+    pytest.param("day", ["2026-02-02", "2026-07-07", *(f"2027-01-{n:02d}" for n in range(1, 21))], id="date"),
+    pytest.param("seen_at", ["2026-03-01T05:00:00Z", "2026-03-01T08:00:00+02:00", *(f"2025-01-01T00:00:{n:02d}Z" for n in range(20))], id="datetime"),
+    pytest.param("colour", [*COLOURS[::2], "COLOUR_01"], id="enum"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("attr", "values"), LONG_LISTS)
+def test_a_long_in_list_answers_like_short_ones(shelf: Store, attr: str, values: list[Any]) -> None:
+    def where(predicate: dict[str, Any]) -> list[str]:
+        return keys(ask(shelf, {"kind": "Item", "where": predicate}, domain="shelf"))
+
+    assert len(values) > IN_LIST_PARAMETERS  # the list is one parameter, joined against
+    whole = where({"attr": attr, "op": "in", "value": values})
+    chunks = [values[start : start + 4] for start in range(0, len(values), 4)]
+    short = {key for chunk in chunks for key in where({"attr": attr, "op": "in", "value": chunk})}
+    assert whole == sorted(short)
+    assert whole  # some values are there, some are not
+    everyone = where({"attr": "code", "op": "is_null", "value": False})
+    complement = where({"not": {"attr": attr, "op": "in", "value": values}})
+    assert complement == sorted(set(everyone) - set(whole))  # missing values included
+
+
+def test_a_long_in_list_across_a_relation(supply: Store) -> None:
+    primaries = ["S-1001", "S-1007"]
+    long_list = [*primaries, *(f"S-{9000 + index}" for index in range(IN_LIST_PARAMETERS))]
+
+    def parts(values: list[str]) -> list[str]:
+        where = {
+            "rel": "supplied_by",
+            "where": {"attr": "supplier_code", "op": "in", "value": values},
+        }
+        return keys(ask(supply, {"kind": "Part", "where": where}))
+
+    assert parts(long_list) == parts(primaries)
+    assert parts(long_list)
+
+
+def test_an_in_list_at_the_bound_is_one_parameter(supply: Store) -> None:
+    schema, view = supply.schema(DOMAIN), supply.view(DOMAIN)
+    codes = [f"S-{index}" for index in range(1000, 2000)]  # read.query.max_in_values
+    document = {"kind": "Supplier", "where": {"attr": "supplier_code", "op": "in", "value": codes}}
+    query = parse_query(document, schema, EVERYTHING, **LIMITS)
+    with read_transaction(supply.engine) as connection:
+        sql, parameters = query_sql(connection, view, schema, query, EVERYTHING)
+        raw = [row[1] for row in connection.exec_driver_sql(sql, parameters).all()]
+        result = run_query(connection, view, schema, query, EVERYTHING)
+    assert len(parameters) < 10  # the branch, the Kind, the list, the page: not 1,000 values
+    assert ("json_each(" in sql) or ("unnest(" in sql)
+    assert raw == keys(result) == sorted(everything(supply, "Supplier"))
 
 
 def test_the_statement_cache_keeps_the_most_recent(supply: Store) -> None:

@@ -248,7 +248,7 @@ def _refs(
     if not 1 <= len(value) <= max_count:
         issues.append(Issue(member, f"give 1 to {max_count} Record references", "range"))
     refs: list[tuple[int, RecordRef]] = []
-    for index, item in enumerate(value):
+    for index, item in enumerate(value[:max_count]):  # past the bound, the one issue above
         path = f"{member}[{index}]"
         if not isinstance(item, str):
             issues.append(Issue(path, "expected a string Kind/key", "type"))

@@ -33,6 +33,7 @@ MEMBERS = (
     "at",
 )
 MAX_QUERY_CHARS = 500
+"""The default of `read.search.max_q_chars`."""
 
 
 class SearchInvalid(InvalidInput):
@@ -82,8 +83,11 @@ def parse_search(
     *,
     default_limit: int,
     max_limit: int,
+    max_q_chars: int = MAX_QUERY_CHARS,
 ) -> SearchRequest:
     """Check a POST /search document and return the `SearchRequest` it asks for.
+
+    `max_q_chars` is the longest `q` (`read.search.max_q_chars`), counted after stripping.
 
     Raises:
         KindNotFound, TraitNotFound: a Kind or Trait that does not exist or is not readable.
@@ -117,8 +121,10 @@ def parse_search(
         issues.append(Issue("q", "expected the text to search for", "bad-type"))
         q = ""
     q = q.strip()
-    if len(q) > MAX_QUERY_CHARS:
-        issues.append(Issue("q", f"at most {MAX_QUERY_CHARS} characters", "too-long"))
+    if len(q) > max_q_chars:
+        issues.append(
+            Issue("q", f"at most {max_q_chars} characters (read.search.max_q_chars)", "too-long")
+        )
     if "\x00" in q:
         issues.append(Issue("q", "the text may not contain NUL characters", "bad-value"))
     if mode in ("lexical", "hybrid") and not q:

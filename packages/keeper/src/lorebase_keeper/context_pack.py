@@ -49,6 +49,9 @@ def context_limits(settings: Settings) -> ContextLimits:
         max_seeds=context.max_seeds,
         query_max_predicates=query.max_predicates,
         query_max_hops=query.max_hops,
+        query_max_string_length=query.max_string_length,
+        query_max_in_values=query.max_in_values,
+        search_max_chars=settings.read.search.max_q_chars,
     )
 
 

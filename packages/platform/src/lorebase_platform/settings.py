@@ -235,6 +235,22 @@ class QuerySettings(PageSettings):
     max_hops: int = Field(
         default=4, ge=1, description="Relation predicates nested inside one another."
     )
+    max_string_length: int = Field(
+        default=1000,
+        ge=1,
+        description="Longest string a comparison takes (eq, in items, contains, starts_with ...): "
+        "longer than any name, code or phrase searched for, and far below the 50,000 characters "
+        "at which SQLite refuses a LIKE pattern.",
+    )
+    max_in_values: int = Field(
+        default=1000,
+        ge=1,
+        description="Values of one in list: a page of keys from an earlier answer fits; past it, "
+        "filter by a Relation or another Attribute.",
+    )
+    max_metrics: int = Field(
+        default=32, ge=1, description="Metrics of one aggregate (each is a column of its SQL)."
+    )
 
 
 class TraverseSettings(_Section):
@@ -315,6 +331,11 @@ class SearchSettings(PageSettings):
     max_limit: int = Field(default=100, ge=1, description="Most hits a search answers.")
     min_similarity: float = Field(
         default=0.3, ge=0, le=1, description="Trigram similarity a spelling correction needs."
+    )
+    max_q_chars: int = Field(
+        default=500,
+        ge=1,
+        description="Longest q of POST /search (and search seed of POST /context), in characters.",
     )
 
 

@@ -42,6 +42,7 @@ from lorebase_store.query_sql import (
     number,
     sort_key,
     sort_literal,
+    text_in,
     total,
 )
 from lorebase_store.reads import LINK_IDENTITY, RECORD_IDENTITY
@@ -200,13 +201,21 @@ def query_sql(
     time it as the raw-SQL baseline).
     """
     statement = _STATEMENTS.get(view, schema, query, scope)
-    expanded = statement.compile(dialect=connection.dialect).construct_expanded_state(
-        _page(query, offset)
-    )
-    parameters = {
-        name: expanded.processors[name](value) if name in expanded.processors else value
-        for name, value in expanded.parameters.items()
-    }
+    dialect = connection.dialect
+    compiled = statement.compile(dialect=dialect)
+    expanded = compiled.construct_expanded_state(_page(query, offset))
+
+    def processor(name: str) -> Callable[[Any], Any] | None:
+        # the expanded state has the processors of expanded parameters only (IN lists)
+        if name in expanded.processors:
+            return expanded.processors[name]
+        bind = compiled.binds.get(name)
+        return None if bind is None else bind.type.dialect_impl(dialect).bind_processor(dialect)
+
+    parameters = {}
+    for name, value in expanded.parameters.items():
+        process = processor(name)
+        parameters[name] = value if process is None else process(value)
     if expanded.positiontup is not None:
         return expanded.statement, tuple(parameters[name] for name in expanded.positiontup)
     return expanded.statement, parameters
@@ -322,9 +331,9 @@ def _comparison(
         condition = _COMPARE[op](sort_key(values, comparison.attr, value_type), value)
     elif op in ("eq", "ne"):  # canonical text is one spelling per value
         condition = _COMPARE[op](text, value)
-    elif op == "in":
+    elif op == "in":  # canonical text, as for eq: a list of str for every type `in` applies to
         assert isinstance(value, list)
-        condition = text.in_(value)
+        condition = text_in(text, [str(item) for item in value])
     elif op in ("contains", "starts_with"):
         folded = sa.func.lower(binary(text), type_=sa.String())
         needle = str(value)

@@ -13,7 +13,12 @@ type:
 - datetimes: the text with `.000000` added where it has no fraction, so that text order is time
   order;
 - strings, dates and enums: the text in binary order (`COLLATE "C"` on PostgreSQL, whatever the
-  database's collation; SQLite's default is binary).
+  database's collation; SQLite's default is binary);
+- `in` with more than `IN_LIST_PARAMETERS` values: the text against one parameter holding the
+  list, `IN (SELECT value FROM json_each(:values))` on SQLite and `IN (SELECT
+  unnest(CAST(:values AS TEXT[])))` on PostgreSQL, instead of one parameter per value. The
+  database then hashes the list once (a semi-join) instead of comparing each row with each value,
+  and no list is too long for the driver's parameter limit.
 
 Attribute names are written into the SQL as literals (they are schema names, checked against
 `^[a-z][a-z0-9_]*$`), never as parameters, so that the same expression in SELECT, GROUP BY and
@@ -22,6 +27,7 @@ ORDER BY is the same text, and so that an expression index on it can serve the q
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Callable
@@ -29,6 +35,7 @@ from decimal import Context, Decimal
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
@@ -41,6 +48,8 @@ _FRACTION = ".000000Z"
 _EXACT = Context(prec=200)
 AVERAGE_EXTRA_DECIMALS = 4
 """An average has the scale of its Attribute plus this many decimals (ROUND_HALF_EVEN)."""
+IN_LIST_PARAMETERS = 16
+"""An `in` of at most this many values binds one parameter per value; a longer one, one list."""
 
 
 class JsonText(FunctionElement[str]):
@@ -161,6 +170,54 @@ def number(value: int) -> sa.BindParameter[int]:
 def _sql(text: str) -> sa.ColumnElement[Any]:
     """A constant written into the SQL (see the module docstring: no parameters here)."""
     return sa.literal_column(text)
+
+
+class _TextList(sa.types.TypeDecorator[list[str]]):
+    """A list of texts as one parameter: a JSON array on SQLite, a text[] on PostgreSQL."""
+
+    impl = sa.types.String
+    cache_ok = True
+
+    def load_dialect_impl(self, dialect: sa.Dialect) -> sa.types.TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            return dialect.type_descriptor(postgresql.ARRAY(sa.types.Text()))
+        return dialect.type_descriptor(sa.types.String())
+
+    def process_bind_param(self, value: list[str] | None, dialect: sa.Dialect) -> Any:
+        if value is None or dialect.name == "postgresql":
+            return value
+        return json.dumps(value, ensure_ascii=False)
+
+
+class ListValues(FunctionElement[str]):
+    """The texts of one list parameter as a subquery of one column, to compare `IN` with."""
+
+    name = "list_values"
+    inherit_cache = True
+    type = sa.String()
+
+
+@compiles(ListValues)
+@compiles(ListValues, "sqlite")
+def _list_values_sqlite(element: ListValues, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"(SELECT value FROM json_each({compiler.process(element.clauses, **kw)}))"
+
+
+@compiles(ListValues, "postgresql")
+def _list_values_postgresql(element: ListValues, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"(SELECT unnest(CAST({compiler.process(element.clauses, **kw)} AS TEXT[])))"
+
+
+def text_in(text: sa.ColumnElement[str], values: list[str]) -> sa.ColumnElement[bool]:
+    """Whether `text` is one of `values`, compared as text the way `=` compares it.
+
+    A short list is `IN (:v1, :v2 ...)`, which planners know best; past `IN_LIST_PARAMETERS`
+    values the list is one parameter joined against (see the module docstring).
+    """
+    if len(values) <= IN_LIST_PARAMETERS:
+        return text.in_(values)
+    values_list = ListValues(sa.bindparam(None, list(values), type_=_TextList()))
+    return text.op("IN", is_comparison=True)(values_list)
 
 
 # -- expressions ---------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from lorebase_core.errors import BadRequest, InvalidInput, Issue
 from lorebase_core.query import Query, QueryInvalid, parse_query
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Schema
+from lorebase_core.search_request import MAX_QUERY_CHARS
 
 ContextFormat = Literal["json", "markdown"]
 OmitReason = Literal["request", "lens", "history-forbidden"]
@@ -63,6 +64,9 @@ class ContextLimits:
     max_seeds: int
     query_max_predicates: int = 20
     query_max_hops: int = 3
+    query_max_string_length: int = 1000
+    query_max_in_values: int = 1000
+    search_max_chars: int = MAX_QUERY_CHARS
 
 
 @dataclass(frozen=True)
@@ -293,6 +297,15 @@ def _selector(
     if given[0] == "query":
         return None, _query(body["query"], schema, scope, limits, kinds, issues), None
     search = _text(body, "search", issues)
+    if search is not None and len(search.strip()) > limits.search_max_chars:
+        issues.append(
+            Issue(
+                "search",
+                f"at most {limits.search_max_chars} characters (read.search.max_q_chars)",
+                "too-long",
+            )
+        )
+        search = None
     return None, None, search
 
 
@@ -305,7 +318,7 @@ def _refs(
     if not 1 <= len(value) <= max_seeds:
         issues.append(Issue("refs", f"give 1 to {max_seeds} Record references", "range"))
     refs: set[RecordRef] = set()
-    for index, item in enumerate(value):
+    for index, item in enumerate(value[:max_seeds]):  # past the bound, the one issue above
         path = f"refs[{index}]"
         if not isinstance(item, str):
             issues.append(Issue(path, "expected a string Kind/key", "type"))
@@ -345,6 +358,9 @@ def _query(
             max_limit=limits.max_seeds,
             max_predicates=limits.query_max_predicates,
             max_hops=limits.query_max_hops,
+            max_string_length=limits.query_max_string_length,
+            max_in_values=limits.query_max_in_values,
+            max_metrics=1,  # a seed takes no aggregate
         )
     except QueryInvalid as exc:
         issues.extend(

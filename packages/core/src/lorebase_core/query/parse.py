@@ -38,6 +38,7 @@ from lorebase_core.query.model import (
     SortDirection,
 )
 from lorebase_core.schema import Schema, ValueRules
+from lorebase_core.schema.document import canonical_json
 from lorebase_core.values import BaseType, JsonValue, ValueProblem, canonical
 
 MEMBERS = (
@@ -112,6 +113,9 @@ def parse_query(
     max_limit: int,
     max_predicates: int,
     max_hops: int,
+    max_string_length: int,
+    max_in_values: int,
+    max_metrics: int,
 ) -> Query:
     """Check a query document and return it as a `Query` with canonical values.
 
@@ -121,8 +125,12 @@ def parse_query(
         scope: what the caller may read.
         default_limit: the page size when the document gives no `limit`.
         max_limit: the largest `limit` accepted.
-        max_predicates: comparisons and Relation predicates allowed in `where`, all levels.
+        max_predicates: comparisons and Relation predicates allowed in `where`, all levels;
+            parsing stops past it, so a huge `where` costs no more than a refused one.
         max_hops: Relation predicates nested inside one another, at most.
+        max_string_length: the longest string a comparison takes (each `in` item too).
+        max_in_values: the most values of one `in` list.
+        max_metrics: the most metrics of one aggregate.
 
     Raises:
         KindNotFound, TraitNotFound, RelationNotFound: a name that does not resolve (or names
@@ -131,7 +139,11 @@ def parse_query(
             caller may not read.
         QueryInvalid: every other problem, each with its path and code.
     """
-    parser = _Parser(schema, scope, max_predicates=max_predicates, max_hops=max_hops)
+    parser = _Parser(
+        schema,
+        scope,
+        _Limits(max_predicates, max_hops, max_string_length, max_in_values, max_metrics),
+    )
     return parser.query(document, default_limit=default_limit, max_limit=max_limit)
 
 
@@ -148,14 +160,22 @@ class _Target:
 _UNKNOWN = _Target("the query", None, None)
 
 
+@dataclass(frozen=True)
+class _Limits:
+    max_predicates: int
+    max_hops: int
+    max_string_length: int
+    max_in_values: int
+    max_metrics: int
+
+
 class _Parser:
-    def __init__(
-        self, schema: Schema, scope: ReadScope, *, max_predicates: int, max_hops: int
-    ) -> None:
+    def __init__(self, schema: Schema, scope: ReadScope, limits: _Limits) -> None:
         self.schema = schema
         self.scope = scope
-        self.max_predicates = max_predicates
-        self.max_hops = max_hops
+        self.max_predicates = limits.max_predicates
+        self.max_hops = limits.max_hops
+        self.limits = limits
         self.issues: list[Issue] = []
         self.forbidden: list[tuple[str, str, ValueRules]] = []
         self.predicates = 0
@@ -282,32 +302,51 @@ class _Parser:
         if raw is None:
             return None
         predicate = self.predicate(raw, "where", target, hop=1, nesting=0)
-        if self.predicates > self.max_predicates:
+        if self.past_max_predicates:
             self.issue(
                 "where",
-                f"{self.predicates} comparisons and Relation predicates; at most "
-                f"{self.max_predicates} are allowed (read.query.max_predicates)",
+                f"more than {self.max_predicates} comparisons and Relation predicates "
+                "(read.query.max_predicates): compare with a list of values by in",
                 "too-many-predicates",
             )
+            return None
         return predicate
+
+    @property
+    def past_max_predicates(self) -> bool:
+        return self.predicates > self.max_predicates
+
+    def leaf(self) -> bool:
+        """Count one predicate that is not and, or, not; False past `max_predicates`.
+
+        Malformed ones count too, so that no `where` is read further than the limit allows.
+        """
+        self.predicates += 1
+        return not self.past_max_predicates
 
     def predicate(
         self, raw: object, path: str, target: _Target, *, hop: int, nesting: int
     ) -> Predicate | None:
+        if self.past_max_predicates:
+            return None
         if nesting > MAX_NESTING:
             self.issue(path, f"predicates nest at most {MAX_NESTING} deep", "too-deep")
             return None
         if not isinstance(raw, dict):
-            self.issue(path, f"expected a predicate: {_EXAMPLE_PREDICATE}", "bad-predicate")
+            if self.leaf():
+                self.issue(path, f"expected a predicate: {_EXAMPLE_PREDICATE}", "bad-predicate")
             return None
         if "attr" in raw:
-            return self.comparison(raw, path, target)
+            return self.comparison(raw, path, target) if self.leaf() else None
         if "rel" in raw:
-            return self.relation(raw, path, target, hop=hop, nesting=nesting)
+            return (
+                self.relation(raw, path, target, hop=hop, nesting=nesting) if self.leaf() else None
+            )
         operators = [name for name in ("and", "or", "not") if name in raw]
         if len(operators) != 1:
-            message = "use exactly one of and, or, not" if operators else _EXAMPLE_PREDICATE
-            self.issue(path, message, "bad-predicate")
+            if self.leaf():
+                message = "use exactly one of and, or, not" if operators else _EXAMPLE_PREDICATE
+                self.issue(path, message, "bad-predicate")
             return None
         name = operators[0]
         self.unknown_members(raw, (name,), path)
@@ -321,17 +360,21 @@ class _Parser:
         if not items:
             self.issue(f"{path}.{name}", "expected at least one predicate", "bad-value")
             return None
-        children = [
-            self.predicate(item, f"{path}.{name}[{index}]", target, hop=hop, nesting=nesting + 1)
-            for index, item in enumerate(items)
-        ]
+        children = []
+        for index, item in enumerate(items):
+            if self.past_max_predicates:
+                return None
+            children.append(
+                self.predicate(
+                    item, f"{path}.{name}[{index}]", target, hop=hop, nesting=nesting + 1
+                )
+            )
         if any(child is None for child in children):
             return None
         checked = tuple(child for child in children if child is not None)
         return And(checked) if name == "and" else Or(checked)
 
     def comparison(self, raw: Mapping[str, Any], path: str, target: _Target) -> Comparison | None:
-        self.predicates += 1
         self.unknown_members(raw, ("attr", "op", "value"), path)
         found = self.attribute(raw["attr"], f"{path}.attr", target, read_values=True)
         if "op" not in raw:
@@ -377,6 +420,8 @@ class _Parser:
             if not isinstance(value, str):
                 self.issue(path, f"{op} takes a string", "bad-value")
                 return False, None
+            if not self.short_enough(value, path):
+                return False, None
             if not _storable(value):
                 self.issue(path, _NOT_STORABLE, "bad-value")
                 return False, None
@@ -385,21 +430,49 @@ class _Parser:
             if not isinstance(value, list) or not value:
                 self.issue(path, "in takes a non-empty list of values", "bad-value")
                 return False, None
+            most = self.limits.max_in_values
+            if len(value) > most:
+                self.issue(
+                    path,
+                    f"{len(value)} values; in takes at most {most} (read.query.max_in_values): "
+                    "filter by a Relation or another Attribute instead",
+                    "too-many-values",
+                )
+                return False, None
             values: list[JsonValue] = []
+            seen: set[str] = set()
             valid = True
             for index, item in enumerate(value):
                 ok, one = self.canonical_value(item, f"{path}[{index}]", rules)
                 valid = valid and ok
-                if ok and one not in values:
+                # canonical JSON tells values apart: a set, not a scan of the list so far
+                spelling = canonical_json(one)
+                if ok and spelling not in seen:
+                    seen.add(spelling)
                     values.append(one)
             return valid, values
         return self.canonical_value(value, path, rules)
+
+    def short_enough(self, value: str, path: str) -> bool:
+        """Whether a compared string is at most `max_string_length` long (an issue if not)."""
+        most = self.limits.max_string_length
+        if len(value) <= most:
+            return True
+        self.issue(
+            path,
+            f"{len(value)} characters; a comparison takes at most {most} "
+            "(read.query.max_string_length)",
+            "too-long",
+        )
+        return False
 
     def canonical_value(
         self, value: object, path: str, rules: ValueRules
     ) -> tuple[bool, JsonValue]:
         if value is None:
             self.issue(path, 'null is no value: use {"op": "is_null"}', "bad-value")
+            return False, None
+        if isinstance(value, str) and not self.short_enough(value, path):
             return False, None
         try:
             found = canonical(rules.value_type, value)
@@ -409,12 +482,13 @@ class _Parser:
         if isinstance(found, str) and not _storable(found):
             self.issue(path, _NOT_STORABLE, "bad-value")
             return False, None
+        if isinstance(found, str) and not self.short_enough(found, path):
+            return False, None
         return True, found
 
     def relation(
         self, raw: Mapping[str, Any], path: str, target: _Target, *, hop: int, nesting: int
     ) -> RelationPredicate | None:
-        self.predicates += 1
         self.unknown_members(raw, ("rel", "where", "count"), path)
         name = raw["rel"]
         if not isinstance(name, str):
@@ -477,6 +551,8 @@ class _Parser:
         if not isinstance(raw, list):
             self.issue("select", "expected a list of Attribute names", "bad-type")
             return None
+        if not self.few_enough_attributes(raw, "select", target):
+            return None
         names: list[str] = []
         for index, item in enumerate(raw):
             found = self.attribute(item, f"select[{index}]", target, read_values=False)
@@ -497,6 +573,8 @@ class _Parser:
                 'expected a list like [{"attr": "risk_score", "dir": "desc"}]',
                 "bad-type",
             )
+            return ()
+        if not self.few_enough_attributes(raw, "order_by", target):
             return ()
         keys: list[OrderKey] = []
         for index, item in enumerate(raw):
@@ -522,6 +600,23 @@ class _Parser:
                 sort: SortDirection = direction
                 keys.append(OrderKey(name, sort, rules.value_type))
         return tuple(keys)
+
+    def few_enough_attributes(self, raw: list[Any], path: str, target: _Target) -> bool:
+        """Whether a list of Attributes is no longer than the target has Attributes.
+
+        Each may be listed once, so a longer list is refused whole instead of item by item.
+        """
+        most = (
+            len(target.attributes) if target.attributes is not None else self.limits.max_in_values
+        )
+        if len(raw) <= most:
+            return True
+        self.issue(
+            path,
+            f"{len(raw)} items; {target.label} has {most} Attributes, each listed at most once",
+            "too-many-values",
+        )
+        return False
 
     def limit(self, raw: object, default_limit: int, max_limit: int) -> int:
         if raw is None:
@@ -566,6 +661,14 @@ class _Parser:
             return ()
         if not isinstance(raw, dict):
             self.issue("aggregate.metrics", 'expected {"name": {"avg": "attr"}, ...}', "bad-type")
+            return ()
+        if len(raw) > self.limits.max_metrics:
+            self.issue(
+                "aggregate.metrics",
+                f"{len(raw)} metrics; at most {self.limits.max_metrics} are computed "
+                "(read.query.max_metrics)",
+                "too-many-values",
+            )
             return ()
         metrics: list[Metric] = []
         for name, spec in raw.items():

@@ -46,6 +46,9 @@ def _parse(read: Read, document: dict[str, Any]) -> Query:
         max_limit=limits.max_limit,
         max_predicates=limits.max_predicates,
         max_hops=limits.max_hops,
+        max_string_length=limits.max_string_length,
+        max_in_values=limits.max_in_values,
+        max_metrics=limits.max_metrics,
     )
 
 

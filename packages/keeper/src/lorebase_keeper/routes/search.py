@@ -52,6 +52,7 @@ def search(
             read.scope,
             default_limit=limits.default_limit,
             max_limit=limits.max_limit,
+            max_q_chars=limits.max_q_chars,
         )
         stamp: dict[str, Any] = {"request": body}
         if parsed.model is not None:  # vectors have no Revision: their state joins the ETag
