@@ -6,6 +6,7 @@ these commands through the entry points instead.
 
 from __future__ import annotations
 
+import copy
 import sys
 from pathlib import Path
 
@@ -128,6 +129,7 @@ def serve(
 ) -> None:
     """Start Keeper, the REST server."""
     import uvicorn
+    import uvicorn.config
 
     from lorebase_keeper.app import create_app
 
@@ -141,11 +143,17 @@ def serve(
             err=True,
         )
     app = create_app(settings)
+    # Keeper logs each answer by its route (lorebase.keeper.access); uvicorn's access log would
+    # print paths and query strings, which hold keys and values
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    log_config["loggers"]["lorebase"] = {"handlers": ["default"], "level": "INFO"}
     uvicorn.run(
         app,
         host=listen,
         port=settings.keeper.port if port is None else port,
         log_level="info",
+        log_config=log_config,
+        access_log=False,
     )
 
 

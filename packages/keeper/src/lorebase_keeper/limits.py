@@ -1,4 +1,5 @@
-"""Request bodies larger than keeper.max_body_bytes are refused before a route reads them."""
+"""Request bodies larger than keeper.max_body_bytes are refused before a route reads them, and
+so are bodies holding text that cannot be stored (`text.body_issues`: 422 `invalid-text`)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lorebase_keeper.errors import send_error
+from lorebase_keeper.text import body_issues, invalid_text
 from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem
 
 
@@ -43,6 +46,10 @@ class BodyLimit:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
+        issues = body_issues(body)
+        if issues:
+            await send_error(scope, receive, send, invalid_text(issues, "the body"))
+            return
         replayed = False
 
         async def replay() -> Message:
