@@ -325,3 +325,41 @@ async def test_a_failing_statement_is_a_500_problem_and_the_connection_stays(
     access = [r.getMessage() for r in caplog.records if r.name == "lorebase.keeper.access"]
     assert access[-2].startswith("POST /api/v1/domains/{domain}/resolve 500 ")
     assert access[-1].startswith("GET /healthz 200 ")
+
+
+async def test_no_value_reaches_a_log(
+    api: httpx.AsyncClient, supply: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    proposal = await open_proposal(api)
+    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="sqlalchemy")
+    found = await sweep(api, proposal)
+    assert found.wrong == []
+    # values that pass the door reach SQL statements and result rows ...
+    reads = [
+        api.get(f"{API}/kinds/Supplier/records/S-1001", params={"branch": "work"}),
+        api.get(f"{API}/kinds/Supplier/records/{MARKER}-key"),
+        api.post(
+            f"{API}/query",
+            json={"kind": "Supplier", "where": {"attr": "city", "op": "eq", "value": MARKER}},
+        ),
+        api.post(f"{API}/search", json={"q": f"{MARKER}-search"}),
+        api.post(
+            f"{API}/operations/update_supplier/execute",
+            json={"branch": "work", "parameters": {"key": "S-1001", "risk_score": 7}},
+            headers={"Idempotency-Key": f"{MARKER}-idempotency"},
+        ),
+    ]
+    for read in reads:
+        assert (await read).status_code in {200, 404}
+    # ... and into the text of a database error
+    with supply.engine.begin() as connection:
+        connection.exec_driver_sql("ALTER TABLE resolve_misses RENAME TO resolve_misses_gone")
+    failed = await api.post(f"{API}/resolve", json={"text": f"{MARKER}-miss"})
+    assert_problem(failed, 500, "internal")
+    # the test's own client (httpx) logs the URLs it requests: that is not Keeper's log
+    records = [r for r in caplog.records if not r.name.startswith(("httpx", "httpcore"))]
+    names = {record.name for record in records}
+    assert {"sqlalchemy.engine.Engine", "lorebase.keeper", "lorebase.keeper.access"} <= names
+    leaked = [text for text in map(caplog.handler.format, records) if MARKER in text]
+    assert leaked == []
