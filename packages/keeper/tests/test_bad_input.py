@@ -363,3 +363,12 @@ async def test_no_value_reaches_a_log(
     assert {"sqlalchemy.engine.Engine", "lorebase.keeper", "lorebase.keeper.access"} <= names
     leaked = [text for text in map(caplog.handler.format, records) if MARKER in text]
     assert leaked == []
+
+
+async def test_a_body_that_is_not_json_is_not_checked_as_text_and_is_no_500(
+    api: httpx.AsyncClient,
+) -> None:
+    response = await api.post(
+        f"{API}/search", content=b'{"q": "\xff\\ud800"}', headers={"Content-Type": "text/plain"}
+    )
+    assert_problem(response, 422, "invalid-input")  # not JSON to this route: not an object

@@ -8,7 +8,7 @@ import json
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_keeper.errors import send_error
-from lorebase_keeper.text import body_issues, invalid_text
+from lorebase_keeper.text import body_issues, invalid_text, is_json
 from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem
 
 
@@ -46,7 +46,7 @@ class BodyLimit:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        issues = body_issues(body)
+        issues = body_issues(body) if is_json(scope) else []
         if issues:
             await send_error(scope, receive, send, invalid_text(issues, "the body"))
             return

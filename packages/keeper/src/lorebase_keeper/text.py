@@ -34,9 +34,13 @@ from lorebase_keeper.errors import send_error
 MAX_ISSUES = 100
 """A body with more offending strings is refused naming the first ones."""
 
-# `\uD800`-`\uDFFF` and `\u0000` escapes; an escaped backslash before one (`\\ud800`) matches
-# too and is then found harmless by the walk
-_SUSPECT_ESCAPE = re.compile(rb"\\u(?:[dD][89abcdefABCDEF][0-9a-fA-F]{2}|0000)")
+# `\u0000` and surrogate escapes that are not a high-low pair (`\ud83d\ude00` is fine text);
+# an escaped backslash before one (`\\ud800`) matches too and the walk finds it harmless
+_SUSPECT_ESCAPE = re.compile(
+    rb"\\u0000"
+    rb"|\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 _BAD_CHARACTER = re.compile("[\x00\ud800-\udfff]")
 # bytes that are not UTF-8 become U+DC80-U+DCFF when decoded with `surrogateescape`
 _ESCAPED_BYTE = range(0xDC80, 0xDD00)
@@ -71,24 +75,33 @@ def _problem(text: str, *, raw_bytes: bool) -> tuple[str, str] | None:
 
 
 def _strings(document: Any) -> Iterator[tuple[str, str, bool]]:
-    """(path, text, is_member_name) of every string in a parsed JSON document, depth first."""
+    """(path, text, is_member_name) of every string in a parsed JSON document.
+
+    A loop over a stack, not recursion: a document as deep as the JSON parser allows must not
+    overflow this walk either. The order does not matter: `InvalidInput` sorts its issues.
+    """
     pending: list[tuple[str, Any]] = [("", document)]
     while pending:
         path, value = pending.pop()
         if isinstance(value, str):
             yield path, value, False
         elif isinstance(value, dict):
-            members = list(value.items())
-            for name, member in reversed(members):
-                member_path = f"{path}.{_shown(name)}" if path else _shown(name)
-                pending.append((member_path, member))
-            for name, _member in members:
+            for name, member in value.items():
                 member_path = f"{path}.{_shown(name)}" if path else _shown(name)
                 yield member_path, name, True
+                pending.append((member_path, member))
         elif isinstance(value, list):
-            pending.extend(
-                (f"{path}[{index}]", item) for index, item in reversed(list(enumerate(value)))
-            )
+            pending.extend((f"{path}[{index}]", item) for index, item in enumerate(value))
+
+
+def is_json(scope: Scope) -> bool:
+    """Whether the body is read as JSON: no Content-Type, or a JSON one (`application/json`,
+    `application/merge-patch+json` ...); other bodies (uploads) are not text to check."""
+    headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+    for name, value in headers:
+        if name.lower() == b"content-type":
+            return value.split(b";", 1)[0].strip().lower().endswith(b"json")
+    return True
 
 
 def body_issues(body: bytes) -> list[Issue]:
@@ -207,7 +220,7 @@ class ValidText:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            raw_path = scope.get("raw_path") or scope["path"].encode("utf-8", "surrogateescape")
+            raw_path = scope.get("raw_path") or scope["path"].encode("utf-8", "surrogatepass")
             issues = [
                 *path_issues(raw_path),
                 *query_issues(scope.get("query_string", b"")),
