@@ -6,6 +6,7 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     ├── BadRequest                    400 bad-request
     │   ├── BadCursor                 400 bad-cursor
     │   └── InvalidInput              422 invalid-input (carries every issue with its path)
+    │       ├── InvalidText           422 invalid-text (lone surrogates, NUL, bytes not UTF-8)
     │       ├── SchemaInvalid         422 schema-invalid
     │       ├── ValuesInvalid         422 values-invalid
     │       └── ImportInvalid         422 import-invalid
@@ -117,6 +118,14 @@ class InvalidInput(BadRequest):
 
 def _issue_order(issue: Issue) -> tuple[str, str, str]:
     return (issue.path, issue.code, issue.message)
+
+
+class InvalidText(InvalidInput):
+    """Text that is not Unicode a database can store: lone UTF-16 surrogates (`\\ud800`), NUL
+    characters (`\\u0000`) or bytes that are not UTF-8, in a body, a path or a query string."""
+
+    code = "invalid-text"
+    title = "Invalid text"
 
 
 class SchemaInvalid(InvalidInput):

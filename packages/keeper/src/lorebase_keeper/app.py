@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator
-from lorebase_keeper.errors import install_error_handlers
+from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.loopback import require_safe_auth
 from lorebase_keeper.reading import Keeper
@@ -29,6 +29,7 @@ from lorebase_keeper.routes import (
     unfinished,
 )
 from lorebase_keeper.segments import PathSegments
+from lorebase_keeper.text import ValidText
 from lorebase_platform.settings import Settings
 from lorebase_store.store import Store
 
@@ -65,12 +66,16 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         AnswerCache(settings.keeper.cache),
     )
     install_error_handlers(app)
+    # the last added runs first: logged, text and segments checked, the body read and checked
+    app.add_middleware(RouteSeen)
     app.add_middleware(
         BodyLimit,
         max_body_bytes=settings.keeper.max_body_bytes,
         body_timeout_s=settings.keeper.http.body_timeout_s,
     )
     app.add_middleware(PathSegments)
+    app.add_middleware(ValidText)
+    app.add_middleware(RequestLog)
     # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
     for module in (
         health,

@@ -1,19 +1,35 @@
-"""Errors of Keeper and the one place that renders every error as a problem document."""
+"""Errors of Keeper and the one place that renders every error as a problem document.
+
+Log lines name the route (`/api/v1/domains/{domain}/kinds/{kind}/records/{key}`), never the
+path, the query string or an exception's message: those carry keys and values (a database
+error quotes the row it refused). An unexpected exception is logged as its types, the SQL
+statement when there is one (its parameters are not in it) and where it was raised.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
+import traceback
 from collections.abc import Mapping
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase_core.errors import Issue, LorebaseError
-from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem, problem_document
+from lorebase_platform.problems import (
+    PROBLEM_CONTENT_TYPE,
+    problem,
+    problem_document,
+    render_problem,
+)
 
 logger = logging.getLogger("lorebase.keeper")
+access_logger = logging.getLogger("lorebase.keeper.access")
 
 
 class NotImplementedYet(LorebaseError):
@@ -24,15 +40,132 @@ class NotImplementedYet(LorebaseError):
     title = "Not implemented yet"
 
 
+class ProblemResponse(JSONResponse):
+    """A problem document; rendering it cannot fail on the caller's text it quotes."""
+
+    media_type = PROBLEM_CONTENT_TYPE
+
+    def render(self, content: Any) -> bytes:
+        return render_problem(content)
+
+
 def _response(
     document: dict[str, object], status: int, extra_headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     headers = dict(extra_headers or {})
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="lorebase"'
-    return JSONResponse(
-        document, status_code=status, media_type=PROBLEM_CONTENT_TYPE, headers=headers
-    )
+    return ProblemResponse(document, status_code=status, headers=headers)
+
+
+def route_of(scope: Scope) -> str:
+    """The route template that matched (`/api/v1/domains/{domain}/query`), for log lines."""
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    return path if isinstance(path, str) else "(no route)"
+
+
+def described(exc: BaseException) -> str:
+    """An exception for the log without its messages: types, SQL statement, where raised."""
+    lines: list[str] = []
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        kind = type(current)
+        lines.append(f"{kind.__module__}.{kind.__qualname__}")
+        statement = getattr(current, "statement", None)
+        if isinstance(statement, str):
+            lines.append(f"  SQL: {' '.join(statement.split())[:2000]}")
+        sqlstate = getattr(getattr(current, "orig", None), "sqlstate", None)
+        if isinstance(sqlstate, str):
+            lines.append(f"  SQLSTATE {sqlstate}")
+        frames = traceback.extract_tb(current.__traceback__)
+        # our frames and the one that raised: the framework's dozens in between say little
+        kept = [frame for frame in frames[:-1] if "lorebase_" in frame.filename] + frames[-1:]
+        lines.extend(f"  {frame.filename}:{frame.lineno} in {frame.name}" for frame in kept)
+        current = current.__cause__ or current.__context__
+    return "\n".join(lines)
+
+
+async def send_error(scope: Scope, receive: Receive, send: Send, error: LorebaseError) -> None:
+    """Answer `error` from ASGI middleware, before any route ran."""
+    document = problem_document(error, instance=scope.get("path", ""))
+    await _response(document, error.status)(scope, receive, send)
+
+
+ROUTE_SEEN = "lorebase.route"
+"""Scope key of the holder `RouteSeen` fills for `RequestLog` (inner layers copy the scope)."""
+
+
+class RouteSeen:
+    """Pure ASGI middleware, innermost: tells `RequestLog` which route answered."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            holder = scope.get(ROUTE_SEEN)
+            if isinstance(holder, dict):
+                holder["route"] = route_of(scope)
+
+
+class RequestLog:
+    """Pure ASGI middleware, outermost: one log line per answer, and the 500 of last resort.
+
+    The line names the method, the route template, the status and the time taken (logger
+    `lorebase.keeper.access`), so `lorebase serve` turns uvicorn's access log off: it prints
+    paths and query strings, which hold keys and values. An exception no handler took becomes
+    a 500 problem document; Starlette's own last resort answers and then re-raises, so the
+    server logs the traceback with its message (values) and drops the connection: this one logs
+    `described(exc)` and the connection stays usable.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        holder: dict[str, str] = {}
+        scope = {**scope, ROUTE_SEEN: holder}
+        status = 0
+        began = time.perf_counter()
+
+        async def watched(message: Any) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception as exc:
+            route = holder.get("route", "(no route)")
+            logger.error("unexpected error on %s %s:\n%s", scope["method"], route, described(exc))
+            if status:
+                raise RuntimeError("the answer failed after it started (logged above)") from None
+            status = 500
+            document = problem(
+                500,
+                "internal",
+                "Internal error",
+                "Keeper failed to answer; the error is logged.",
+                instance=scope.get("path", ""),
+            )
+            await _response(document, 500)(scope, receive, send)
+        finally:
+            access_logger.info(
+                "%s %s %d %.1fms",
+                scope["method"],
+                holder.get("route", "(no route)"),
+                status,
+                (time.perf_counter() - began) * 1000,
+            )
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -40,7 +173,10 @@ def install_error_handlers(app: FastAPI) -> None:
     async def lorebase_error(request: Request, exc: LorebaseError) -> JSONResponse:
         if exc.status >= 500 and exc.status != 501:
             logger.error(
-                "internal error on %s %s: %s", request.method, request.url.path, type(exc).__name__
+                "internal error on %s %s: %s",
+                request.method,
+                route_of(request.scope),
+                described(exc),
             )
         return _response(problem_document(exc, instance=request.url.path), exc.status)
 
@@ -83,15 +219,3 @@ def install_error_handlers(app: FastAPI) -> None:
         )
         # the headers the framework set: `Allow` on a 405 names the methods the route takes
         return _response(document, exc.status_code, exc.headers)
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        logger.exception("unexpected error on %s %s", request.method, request.url.path)
-        document = problem(
-            500,
-            "internal",
-            "Internal error",
-            "Keeper failed to answer; the error is logged.",
-            instance=request.url.path,
-        )
-        return _response(document, 500)

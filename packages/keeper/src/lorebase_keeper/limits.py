@@ -1,7 +1,9 @@
-"""Request bodies that are too large or too slow are refused before a route reads them.
+"""Request bodies that are too large, too slow or hold text that cannot be stored are refused
+before a route reads them.
 
 Too large: past keeper.max_body_bytes (413). Too slow: not whole within keeper.http.body_timeout_s
-(408). The other timeouts (headers, idle connections) are the HTTP server's (server.py).
+(408). Bad text: `text.body_issues` (422 `invalid-text`). The other timeouts (headers, idle
+connections) are the HTTP server's (server.py).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_core.errors import RequestTimeout
+from lorebase_keeper.errors import send_error
+from lorebase_keeper.text import body_issues, invalid_text, is_json
 from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem, problem_document
 
 
@@ -56,6 +60,10 @@ class BodyLimit:
             await self._time_out(scope, send, received)
             return
         body = b"".join(chunks)
+        issues = body_issues(body) if is_json(scope) else []
+        if issues:
+            await send_error(scope, receive, send, invalid_text(issues, "the body"))
+            return
         replayed = False
 
         async def replay() -> Message:

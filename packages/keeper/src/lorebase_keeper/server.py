@@ -20,12 +20,14 @@ the address it binds like `create_app` checks keeper.host (loopback.py).
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 from typing import Any, ClassVar, Literal
 
 import h11
 import uvicorn
+import uvicorn.config
 from starlette.types import ASGIApp
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
@@ -176,4 +178,15 @@ def server_config(
         timeout_keep_alive=limits.keep_alive_s,
         limit_concurrency=limits.max_connections,
         log_level=log_level,
+        log_config=_log_config(),
+        # Keeper logs each answer by its route (lorebase.keeper.access); uvicorn's access log
+        # would print paths and query strings, which hold keys and values
+        access_log=False,
     )
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging, with Keeper's own loggers on its default handler."""
+    config: dict[str, Any] = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config["loggers"]["lorebase"] = {"handlers": ["default"], "level": "INFO"}
+    return config

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any
 
 from lorebase_core.errors import Issue, LorebaseError
@@ -40,3 +42,32 @@ def problem(
     if instance is not None:
         document["instance"] = instance
     return document
+
+
+def printable(value: Any) -> Any:
+    """`value` with every string made encodable: lone surrogates become U+FFFD.
+
+    Problem documents repeat what the caller sent (names, keys, paths); whatever that held,
+    the document must still render. Numbers that JSON cannot write (NaN, infinities) and values
+    that are not JSON become their text.
+    """
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+        return value
+    if isinstance(value, dict):
+        return {str(printable(name)): printable(member) for name, member in value.items()}
+    if isinstance(value, list | tuple):
+        return [printable(item) for item in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return printable(str(value))
+
+
+def render_problem(document: dict[str, Any]) -> bytes:
+    """The UTF-8 JSON of a problem document; it cannot fail on what the document quotes."""
+    return json.dumps(printable(document), ensure_ascii=False, separators=(",", ":")).encode()

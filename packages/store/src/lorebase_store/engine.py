@@ -3,10 +3,14 @@
 SQLite runs through `sqlean.py`, a drop-in `sqlite3` built with loadable extensions (the standard
 library's module here cannot load sqlite-vec, which every connection loads). Writers take SQLite's write lock when their
 transaction begins (`BEGIN IMMEDIATE`), so concurrent commits queue instead of failing halfway.
+
+No values reach a log: engines hide statement parameters (`hide_parameters`, in their log lines
+and in the text of their exceptions), and the rows SQLAlchemy logs at DEBUG are dropped.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,6 +43,15 @@ def _json_dumps(value: object) -> str:
     return canonical_text(value)
 
 
+def _without_rows(record: logging.LogRecord) -> bool:
+    """False for SQLAlchemy's DEBUG lines that print result rows (`Row (...)`, `Col (...)`)."""
+    return not (isinstance(record.msg, str) and record.msg.startswith(("Row ", "Col ")))
+
+
+# Engine log lines go to this logger (engines here are created without a logging_name)
+logging.getLogger("sqlalchemy.engine.Engine").addFilter(_without_rows)
+
+
 def sqlite_url(path: Path) -> str:
     return f"sqlite:///{path}"
 
@@ -55,6 +68,7 @@ def create_store_engine(url: str, *, pool_size: int = 5, busy_timeout_ms: int = 
     return sa.create_engine(
         url,
         json_serializer=_json_dumps,
+        hide_parameters=True,
         pool_size=pool_size,
         pool_pre_ping=True,
         connect_args=connect_args,
@@ -65,7 +79,7 @@ def _sqlite_engine(url: str, busy_timeout_ms: int) -> sa.Engine:
     database = sa.engine.make_url(url).database
     if database and database != ":memory:":
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-    engine = sa.create_engine(url, module=sqlean, json_serializer=_json_dumps)
+    engine = sa.create_engine(url, module=sqlean, json_serializer=_json_dumps, hide_parameters=True)
 
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:

@@ -59,7 +59,9 @@ READ_RESPONSES: dict[int | str, dict[str, Any]] = {
     404: _problem("domain-, branch-, revision-, kind-, relation-, record-not-found ..."),
     409: _problem("ambiguous-revision, already-exists."),
     413: _problem("The body is larger than keeper.max_body_bytes."),
-    422: _problem("invalid-input, query-invalid, graph-request-invalid: every issue listed."),
+    422: _problem(
+        "invalid-input, invalid-text, query-invalid, graph-request-invalid: every issue listed."
+    ),
 }
 
 
@@ -73,6 +75,8 @@ WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
         " merge-conflicts, merge-blocked, proposal-not-open, self-approval."
     ),
     413: _problem("The body is larger than keeper.max_body_bytes."),
-    422: _problem("invalid-input, values-invalid (every issue listed), branches-unrelated."),
+    422: _problem(
+        "invalid-input, invalid-text, values-invalid (every issue listed), branches-unrelated."
+    ),
 }
 """What the OpenAPI document says a write may answer besides its success."""
