@@ -19,6 +19,8 @@ from packages.keeper.tests.conftest import Keys
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import UpsertRecord
+from lorebase_keeper.app import create_app
+from lorebase_platform.settings import Settings
 from lorebase_store.store import Store
 from lorebase_store.testing import commit_changes
 
@@ -329,3 +331,56 @@ async def test_a_tag_of_an_unreadable_branch_answers_like_an_unknown_tag(
     assert [entry["name"] for entry in listed.json()["tags"]] == ["v1"]
     everything = await _ask(http, world.admin, "supply", DOMAIN_ROUTES["tags"](None, None))
     assert sorted(entry["name"] for entry in everything.json()["tags"]) == ["secret-tag", "v1"]
+
+
+# -- a Trait none of whose Kinds the caller may read ------------------------------------------
+
+TRAIT_ROUTES: dict[str, Callable[[str], Request]] = {
+    "query": lambda trait: ("POST", "/query", {"trait": trait}),
+    "search": lambda trait: ("POST", "/search", {"q": "seal", "traits": [trait]}),
+    "context-query": lambda trait: ("POST", "/context", {"query": {"trait": trait}}),
+    "context-traits": lambda trait: (
+        "POST",
+        "/context",
+        {"refs": ["Part/P-10028"], "traits": [trait]},
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "route", [pytest.param(route, id=name) for name, route in TRAIT_ROUTES.items()]
+)
+async def test_an_invisible_trait_answers_like_an_unknown_one(
+    http: httpx.AsyncClient, world: World, route: Callable[[str], Request]
+) -> None:
+    found = await _ask(http, world.part_viewer, "supply", route("Located"))
+    unknown = await _ask(http, world.part_viewer, "supply", route("Nowhere"))
+    assert_alike(found, unknown, ("Located", "Nowhere"), 404, "trait-not-found")
+
+
+async def test_a_trait_with_a_readable_kind_answers(
+    http: httpx.AsyncClient, world: World, supply: Store
+) -> None:
+    plants = _key(supply, "usr_plants", domain="supply", role="viewer", kinds=["Plant"])
+    response = await _ask(http, plants, "supply", TRAIT_ROUTES["query"]("Located"))
+    assert response.status_code == 200, response.text
+    assert {record["kind"] for record in response.json()["records"]} == {"Plant"}
+
+
+async def test_without_invisible_kinds_an_invisible_trait_is_kind_forbidden(
+    supply: Store, world: World
+) -> None:
+    settings = Settings(
+        keeper={
+            "auth": {
+                "mode": "api_key",
+                "authz": {"invisible_kinds": False, "grants_cache_ttl_s": 0},
+            }
+        }
+    )
+    transport = httpx.ASGITransport(app=create_app(settings, store=supply))
+    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+        hidden = await _ask(http, world.part_viewer, "supply", TRAIT_ROUTES["query"]("Located"))
+        unknown = await _ask(http, world.part_viewer, "supply", TRAIT_ROUTES["query"]("Nowhere"))
+    assert_problem(hidden, 403, "kind-forbidden")
+    assert_problem(unknown, 404, "trait-not-found")

@@ -101,9 +101,21 @@ class ReadScope:
     def visible_relations(self, schema: Schema) -> list[str]:
         return [name for name in schema.relations if self.relation_visible(schema, name)]
 
+    def trait_visible(self, schema: Schema, name: str) -> bool:
+        """Whether a Trait is declared and some readable Kind carries it."""
+        return name in schema.traits and any(
+            self.kind_visible(kind) for kind in schema.kinds_implementing(name)
+        )
+
     def traits(self, schema: Schema, name: str) -> list[str]:
-        """The readable Kinds implementing a Trait (unknown Trait: 404 like an unknown Kind)."""
-        if name not in schema.traits:
+        """The readable Kinds implementing a Trait.
+
+        A Trait none of whose Kinds is readable answers like an unknown one (404), as an invisible
+        Kind does; with `invisible_kinds` off it answers 403 `kind-forbidden`.
+        """
+        if not self.trait_visible(schema, name):
+            if name in schema.traits and not self.invisible_kinds:
+                raise KindForbidden(f"Your grants do not cover a Kind of Trait {name!r}")
             raise TraitNotFound(f"Trait {name!r} does not exist in Domain {schema.domain.name!r}")
         return [kind for kind in schema.kinds_implementing(name) if self.kind_visible(kind)]
 
