@@ -3,7 +3,8 @@
 Each test asks the same route twice, once naming something that exists and the caller may not
 read, once naming something that does not exist, and compares the two answers: same status, same
 code, the same body but for the name. The principals: `outsider` (no grant on supply, admin of
-another Domain), `main_viewer` (viewer on main only), `part_viewer` (viewer narrowed to Part).
+another Domain), `main_viewer` (viewer on main only), `part_viewer` (viewer narrowed to Part),
+and `viewer` of conftest.py (no clearances) for masked values.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from lorebase_store.testing import commit_changes
 
 pytestmark = pytest.mark.anyio
 
+MASK = "***"
 Request = tuple[str, str, dict[str, Any] | None]
 """Method, path below /api/v1/domains/{domain}, JSON body."""
 Route = Callable[[str | None, str | None], Request]
@@ -92,7 +94,7 @@ HEAD_READS: dict[str, Route] = {
 """Routes that read or write the head of a branch."""
 
 DOMAIN_ROUTES: dict[str, Route] = {
-    "diff": lambda _branch, at: ("GET", f"/diff?from={at or 'main'}&to={at or 'main'}", None),
+    "diff": lambda _branch, at: ("GET", f"/diff?from={at or 'v1'}&to={at or 'v1'}", None),
     "branches": _get("/branches"),
     "tags": _get("/tags"),
     "tag": lambda _branch, at: ("GET", f"/tags/{at or 'v1'}", None),
@@ -302,7 +304,7 @@ async def test_a_diff_end_on_an_unreadable_branch_answers_like_an_unknown_one(
 ) -> None:
     async def diff(revision: str) -> httpx.Response:
         other = "from" if end == "to" else "to"
-        path = f"/diff?{end}={revision}&{other}=main"
+        path = f"/diff?{end}={revision}&{other}=v1"  # v1: a tag of main's head
         return await _ask(http, world.main_viewer, "supply", ("GET", path, None))
 
     names = (world.secret_revision, world.unknown_prefix)
@@ -384,3 +386,152 @@ async def test_without_invisible_kinds_an_invisible_trait_is_kind_forbidden(
         unknown = await _ask(http, world.part_viewer, "supply", TRAIT_ROUTES["query"]("Nowhere"))
     assert_problem(hidden, 403, "kind-forbidden")
     assert_problem(unknown, 404, "trait-not-found")
+
+
+# -- masked Attributes: *** whether set or not ------------------------------------------------
+
+SET, UNSET = "S-1001", "S-1002"
+"""Two Suppliers: S-1001 with a contact_email, S-1002 with none (the `unset` fixture)."""
+
+
+@pytest.fixture
+def unset(supply: Store) -> Store:
+    commit_changes(supply, [UpsertRecord("Supplier", UNSET, {"contact_email": None})])
+    return supply
+
+
+def _masked(values: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if value == MASK}
+
+
+async def _viewer(http: httpx.AsyncClient, world: World, request: Request) -> Any:
+    response = await _ask(http, world.viewer, "supply", request)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def test_a_record_shows_a_masked_attribute_whether_set_or_not(
+    http: httpx.AsyncClient, world: World, unset: Store
+) -> None:
+    found = {
+        key: (await _viewer(http, world, ("GET", f"/kinds/Supplier/records/{key}", None)))["values"]
+        for key in (SET, UNSET)
+    }
+    assert (
+        _masked(found[SET]) == _masked(found[UNSET]) == {"vat_number": MASK, "contact_email": MASK}
+    )
+    assert list(found[UNSET]).index("contact_email") == list(found[SET]).index("contact_email")
+    listed = await _viewer(http, world, ("GET", "/kinds/Supplier/records?limit=2", None))
+    assert [_masked(record["values"]) for record in listed["records"]] == [
+        {"vat_number": MASK, "contact_email": MASK}
+    ] * 2
+
+
+@pytest.mark.parametrize(
+    "select",
+    [pytest.param(None, id="all"), pytest.param(["legal_name", "contact_email"], id="select")],
+)
+async def test_a_query_shows_a_masked_attribute_whether_set_or_not(
+    http: httpx.AsyncClient, world: World, unset: Store, select: list[str] | None
+) -> None:
+    where = {"attr": "supplier_code", "op": "in", "value": [SET, UNSET]}
+    body = {"kind": "Supplier", "where": where, **({"select": select} if select else {})}
+    answer = await _viewer(http, world, ("POST", "/query", body))
+    values = {record["key"]: record["values"] for record in answer["records"]}
+    assert values[UNSET]["contact_email"] == values[SET]["contact_email"] == MASK
+    assert _masked(values[SET]) == _masked(values[UNSET])
+
+
+async def test_search_and_context_show_a_masked_attribute_whether_set_or_not(
+    http: httpx.AsyncClient, world: World, unset: Store
+) -> None:
+    for q, key in (("Kavsen", SET), ("Hollmann", UNSET)):
+        body = {"q": q, "kinds": ["Supplier"]}
+        [hit] = (await _viewer(http, world, ("POST", "/search", body)))["hits"]
+        assert hit["key"] == key
+        assert _masked(hit["values"]) == {"vat_number": MASK, "contact_email": MASK}
+    refs = [f"Supplier/{SET}", f"Supplier/{UNSET}"]
+    body = {"refs": refs, "depth": 0, "include_lineage": True}
+    pack = await _viewer(http, world, ("POST", "/context", body))
+    assert [_masked(seed["values"]) for seed in pack["seeds"]] == [
+        {"vat_number": MASK, "contact_email": MASK}
+    ] * 2
+    named = {name for entry in pack["lineage"] for name in entry["attributes"]}
+    assert named
+    assert not named & {"vat_number", "contact_email"}
+
+
+async def test_graph_reads_show_a_masked_attribute_whether_set_or_not(
+    http: httpx.AsyncClient, world: World, unset: Store
+) -> None:
+    body = {"refs": [f"Supplier/{SET}", f"Supplier/{UNSET}"], "depth": 0}
+    answer = await _viewer(http, world, ("POST", "/neighborhood", body))
+    records = [*answer.get("seeds", []), *answer.get("neighbors", [])]
+    found = {record["ref"]: record["values"] for record in records}
+    assert _masked(found[f"Supplier/{SET}"]) == _masked(found[f"Supplier/{UNSET}"])
+    assert found[f"Supplier/{UNSET}"]["contact_email"] == MASK
+
+
+async def test_explain_and_lineage_show_a_masked_attribute_alike_whether_set_or_not(
+    http: httpx.AsyncClient, world: World, unset: Store
+) -> None:
+    explained = {}
+    for key in (SET, UNSET):
+        path = f"/kinds/Supplier/records/{key}"
+        document = await _viewer(http, world, ("GET", f"{path}/explain", None))
+        explained[key] = {entry["name"]: entry for entry in document["attributes"]}
+        lineage = await _viewer(http, world, ("GET", f"{path}/lineage", None))
+        assert not set(lineage["attributes"]) & {"vat_number", "contact_email"}
+        record = await _viewer(http, world, ("GET", f"{path}?lineage=true", None))
+        assert not set(record["lineage"]) & {"vat_number", "contact_email"}
+        text = (
+            await _ask(
+                http, world.viewer, "supply", ("GET", f"{path}/explain?format=markdown", None)
+            )
+        ).text
+        assert "| contact_email | *** |  |  |  |  |  |" in text
+    assert (
+        explained[SET]["contact_email"]
+        == explained[UNSET]["contact_email"]
+        == {
+            "name": "contact_email",
+            "value": MASK,
+            "revision": None,
+            "origin": None,
+            "actor": None,
+            "at": None,
+            "message": None,
+        }
+    )
+    assert explained[SET]["legal_name"]["revision"] is not None
+
+
+async def test_history_shows_a_masked_attribute_whether_set_or_not(
+    http: httpx.AsyncClient, world: World, unset: Store
+) -> None:
+    path = f"/kinds/Supplier/records/{UNSET}/history?values=true"
+    [latest, *_] = (await _viewer(http, world, ("GET", path, None)))["changes"]
+    assert latest["before"]["contact_email"] == latest["after"]["contact_email"] == MASK
+
+
+async def test_a_creation_names_masked_attributes_whether_set_or_not(
+    http: httpx.AsyncClient, world: World, supply: Store
+) -> None:
+    before = supply.branch("supply", "main").head_revision
+    bare = {"legal_name": "Bare Metals", "city": "Graz", "country": "AT"}
+    after = commit_changes(supply, [UpsertRecord("Supplier", "S-1099", bare)]).id
+    masked = {"vat_number", "contact_email"}
+    for key in (SET, "S-1099"):
+        path = f"/kinds/Supplier/records/{key}/history"
+        changes = (await _viewer(http, world, ("GET", path, None)))["changes"]
+        [created] = [change for change in changes if change["change"] == "created"]
+        assert masked <= set(created["attributes"]), key
+    diff = await _viewer(http, world, ("GET", f"/diff?from={before}&to={after}", None))
+    [entry] = diff["records"]
+    assert entry["change"] == "created"
+    assert masked <= set(entry["attributes"])
+    assert _masked(entry["after"]) == {"vat_number": MASK, "contact_email": MASK}
+    body = {"refs": ["Supplier/S-1099"], "depth": 0, "include_recent_changes": True}
+    pack = await _viewer(http, world, ("POST", "/context", body))
+    [recent] = pack["recent_changes"]
+    assert masked <= set(recent["attributes"])

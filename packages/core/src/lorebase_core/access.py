@@ -136,13 +136,30 @@ class ReadScope:
     def mask(
         self, attributes: Mapping[str, ValueRules], values: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """The values with those of Attributes the caller may not read replaced by `***`."""
-        masked = dict(values)
-        for name in values:
-            rules = attributes.get(name)
-            if rules is not None and not self.value_readable(rules):
+        """The values with those of Attributes the caller may not read replaced by `***`.
+
+        A masked Attribute is `***` whether it holds a value or not: leaving out the unset ones
+        would tell which are set. It takes its declared place among the values.
+        """
+        masked: dict[str, Any] = {}
+        for name, rules in attributes.items():
+            if not self.value_readable(rules):
                 masked[name] = MASK
+            elif name in values:
+                masked[name] = values[name]
+        masked.update((name, value) for name, value in values.items() if name not in masked)
         return masked
+
+    def changed_names(
+        self, attributes: Mapping[str, ValueRules], names: Iterable[str], change: str
+    ) -> list[str]:
+        """The Attributes a change names. A creation or deletion names those that hold a value,
+        so it names every masked Attribute too, set or not: the list tells nothing more."""
+        listed = list(names)
+        if change not in ("created", "deleted"):
+            return listed
+        masked = [name for name in self.masked_names(attributes) if name not in listed]
+        return sorted([*listed, *masked]) if masked else listed
 
     def masked_names(self, attributes: Mapping[str, ValueRules]) -> Iterable[str]:
         return (name for name, rules in attributes.items() if not self.value_readable(rules))

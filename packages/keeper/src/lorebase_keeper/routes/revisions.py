@@ -39,6 +39,7 @@ def _visible_entry(
             return None
         attributes = schema.kinds[kind_name].attributes
     document = entry.to_json()
+    document["attributes"] = scope.changed_names(attributes, entry.attributes, entry.change)
     for side in ("before", "after"):
         if document[side] is not None:
             document[side] = scope.mask(attributes, document[side])
