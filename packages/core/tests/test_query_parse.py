@@ -96,7 +96,14 @@ def test_a_trait_reads_only_the_kinds_the_caller_may_read() -> None:
     assert parse({"trait": "Located"}, scope=ReadScope(frozenset({"Supplier"}))).kinds == (
         "Supplier",
     )
-    assert parse({"trait": "Located"}, scope=ReadScope(frozenset({"Part"}))).kinds == ()
+
+
+def test_a_trait_none_of_whose_kinds_is_readable_is_unknown() -> None:
+    with pytest.raises(TraitNotFound) as invisible:
+        parse({"trait": "Located"}, scope=ReadScope(frozenset({"Part"})))
+    with pytest.raises(TraitNotFound) as unknown:
+        parse({"trait": "Nowhere"}, scope=ReadScope(frozenset({"Part"})))
+    assert str(invisible.value) == str(unknown.value).replace("Nowhere", "Located")
 
 
 def test_every_member_is_parsed() -> None:

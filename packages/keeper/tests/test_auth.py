@@ -243,15 +243,15 @@ UNGRANTED_READS = [
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("path", UNGRANTED_READS)
-async def test_a_principal_without_a_grant_on_the_domain_is_403(
+async def test_a_principal_without_a_grant_on_the_domain_is_404_like_an_unknown_domain(
     keeper: FastAPI, supply: Store, path: str
 ) -> None:
     key = new_key(supply, "usr_elsewhere")
     supply.add_grant("usr_elsewhere", domain="other", role="admin")
     async with client_of(keeper, Keys.header(key)) as http:
         response = await http.get(f"{SUPPLY}{path}")
-    document = assert_problem(response, 403, "forbidden")
-    assert document["permission"] == "data.read"
+    document = assert_problem(response, 404, "domain-not-found")
+    assert document["detail"] == "Domain 'supply' does not exist"
 
 
 @pytest.mark.anyio
@@ -271,7 +271,7 @@ async def test_a_viewer_lists_the_supply_domain(keeper: FastAPI, keys: Keys) -> 
 
 
 @pytest.mark.anyio
-async def test_a_withdrawn_grant_is_403_on_the_next_request(keeper: FastAPI, supply: Store) -> None:
+async def test_a_withdrawn_grant_is_404_on_the_next_request(keeper: FastAPI, supply: Store) -> None:
     key = new_key(supply, "usr_temp", role="viewer")
     [grant] = supply.grants("usr_temp")
     async with client_of(keeper, Keys.header(key)) as http:
@@ -279,7 +279,7 @@ async def test_a_withdrawn_grant_is_403_on_the_next_request(keeper: FastAPI, sup
         supply.revoke_grant(grant.id)
         after = await http.get(f"{SUPPLY}/schema")
     assert before.status_code == 200
-    assert_problem(after, 403, "forbidden")
+    assert_problem(after, 404, "domain-not-found")  # no grant left: as if it did not exist
 
 
 @pytest.mark.anyio

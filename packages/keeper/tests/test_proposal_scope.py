@@ -295,7 +295,7 @@ async def test_reads_of_proposals_keep_to_the_read_scope(world: World, who: str)
     principal, api = world[who], world.api
     listed = await api.get(f"{API}/proposals", headers=principal.headers)
     if not principal.sees:
-        assert_problem(listed, 403, "forbidden")
+        assert_problem(listed, 404, "domain-not-found")  # a foreign Domain is unknown
     else:
         assert listed.status_code == 200, listed.text
         expected = [p for name, p in world.proposals.items() if visible(world, principal, name)]
@@ -306,8 +306,8 @@ async def test_reads_of_proposals_keep_to_the_read_scope(world: World, who: str)
         got = await api.get(url, headers=principal.headers)
         conflicts = await api.get(f"{url}/conflicts", headers=principal.headers)
         if not principal.sees:
-            assert_problem(got, 403, "forbidden")
-            assert_problem(conflicts, 403, "forbidden")
+            assert_problem(got, 404, "domain-not-found")
+            assert_problem(conflicts, 404, "domain-not-found")
             continue
         if not visible(world, principal, name):
             assert_problem(got, 404, "proposal-not-found")

@@ -19,7 +19,7 @@ import pytest
 
 from lorebase_core.access import ReadScope
 from lorebase_core.changes import DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
-from lorebase_core.errors import BadCursor
+from lorebase_core.errors import BadCursor, TraitNotFound
 from lorebase_core.query import QueryInvalid, decode_cursor, encode_cursor, parse_query
 from lorebase_core.query.parse import ascii_lower
 from lorebase_core.schema import Schema, load_schema
@@ -589,13 +589,10 @@ def test_a_relation_predicate_of_a_trait_query_applies_to_its_source_kind(supply
     assert len(others.records) + len(result.records) == 35
 
 
-def test_a_trait_without_readable_kinds_reads_nothing(supply: Store) -> None:
-    result = ask(supply, {"trait": "Located"}, scope=ReadScope(frozenset({"Part"})))
-    assert result.records == []
-    counted = ask(
-        supply, {"trait": "Located", "aggregate": {}}, scope=ReadScope(frozenset({"Part"}))
-    )
-    assert counted.to_json() == {"groups": [{"key": None, "count": 0}]}
+def test_a_trait_without_readable_kinds_is_unknown(supply: Store) -> None:
+    for query in ({"trait": "Located"}, {"trait": "Located", "aggregate": {}}):
+        with pytest.raises(TraitNotFound):
+            ask(supply, query, scope=ReadScope(frozenset({"Part"})))
 
 
 # --- aggregates ---------------------------------------------------------------------------------

@@ -101,9 +101,21 @@ class ReadScope:
     def visible_relations(self, schema: Schema) -> list[str]:
         return [name for name in schema.relations if self.relation_visible(schema, name)]
 
+    def trait_visible(self, schema: Schema, name: str) -> bool:
+        """Whether a Trait is declared and some readable Kind carries it."""
+        return name in schema.traits and any(
+            self.kind_visible(kind) for kind in schema.kinds_implementing(name)
+        )
+
     def traits(self, schema: Schema, name: str) -> list[str]:
-        """The readable Kinds implementing a Trait (unknown Trait: 404 like an unknown Kind)."""
-        if name not in schema.traits:
+        """The readable Kinds implementing a Trait.
+
+        A Trait none of whose Kinds is readable answers like an unknown one (404), as an invisible
+        Kind does; with `invisible_kinds` off it answers 403 `kind-forbidden`.
+        """
+        if not self.trait_visible(schema, name):
+            if name in schema.traits and not self.invisible_kinds:
+                raise KindForbidden(f"Your grants do not cover a Kind of Trait {name!r}")
             raise TraitNotFound(f"Trait {name!r} does not exist in Domain {schema.domain.name!r}")
         return [kind for kind in schema.kinds_implementing(name) if self.kind_visible(kind)]
 
@@ -124,13 +136,30 @@ class ReadScope:
     def mask(
         self, attributes: Mapping[str, ValueRules], values: Mapping[str, Any]
     ) -> dict[str, Any]:
-        """The values with those of Attributes the caller may not read replaced by `***`."""
-        masked = dict(values)
-        for name in values:
-            rules = attributes.get(name)
-            if rules is not None and not self.value_readable(rules):
+        """The values with those of Attributes the caller may not read replaced by `***`.
+
+        A masked Attribute is `***` whether it holds a value or not: leaving out the unset ones
+        would tell which are set. It takes its declared place among the values.
+        """
+        masked: dict[str, Any] = {}
+        for name, rules in attributes.items():
+            if not self.value_readable(rules):
                 masked[name] = MASK
+            elif name in values:
+                masked[name] = values[name]
+        masked.update((name, value) for name, value in values.items() if name not in masked)
         return masked
+
+    def changed_names(
+        self, attributes: Mapping[str, ValueRules], names: Iterable[str], change: str
+    ) -> list[str]:
+        """The Attributes a change names. A creation or deletion names those that hold a value,
+        so it names every masked Attribute too, set or not: the list tells nothing more."""
+        listed = list(names)
+        if change not in ("created", "deleted"):
+            return listed
+        masked = [name for name in self.masked_names(attributes) if name not in listed]
+        return sorted([*listed, *masked]) if masked else listed
 
     def masked_names(self, attributes: Mapping[str, ValueRules]) -> Iterable[str]:
         return (name for name, rules in attributes.items() if not self.value_readable(rules))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from lorebase_core.access import SENSITIVITY_TAGS, ReadScope
-from lorebase_core.errors import Forbidden
+from lorebase_core.errors import DomainNotFound, Forbidden
 from lorebase_store.access import GrantInfo
 
 ROLES: dict[str, frozenset[str]] = {
@@ -62,6 +62,15 @@ class Principal:
             found |= ROLES.get(grant.role, frozenset())
             found |= {f"{tag}.read" for tag in grant.clearances}
         return frozenset(found)
+
+    def require_domain(self, domain: str) -> None:
+        """404 `domain-not-found` unless some grant gives data.read on a branch of the Domain.
+
+        Checked before the store is asked anything: a Domain the caller may not read answers
+        exactly like one that does not exist (docs/auth.md, "Existence").
+        """
+        if "data.read" not in self.permissions(domain, None):
+            raise DomainNotFound(f"Domain {domain!r} does not exist")
 
     def require(self, permission: str, domain: str, branch: str | None) -> None:
         if permission not in self.permissions(domain, branch):

@@ -8,6 +8,8 @@ the lineage name (one statement each). No read is per Record.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from fastapi import Request, Response
@@ -15,10 +17,12 @@ from fastapi import Request, Response
 from lorebase_core.context import (
     ContextLimits,
     ContextRequest,
+    LineageEntry,
     Pack,
     PackLink,
     PackRecord,
     PackSchema,
+    RecentChange,
     SchemaAttribute,
     SchemaKind,
     SchemaRelation,
@@ -192,6 +196,36 @@ def _graph_pack(read: Read, parsed: ContextRequest) -> tuple[Pack, bool, dict[st
     return pack, result.capped, versions
 
 
+def _readable_lineage(read: Read, entries: Iterable[LineageEntry]) -> tuple[LineageEntry, ...]:
+    """The lineage entries without masked Attributes: naming one would tell that it is set."""
+    schema, kept = read.reader.schema, []
+    for entry in entries:
+        kind = schema.kinds[entry.ref.partition("/")[0]]
+        masked = set(read.scope.masked_names(kind.attributes))
+        attributes = tuple(name for name in entry.attributes if name not in masked)
+        if attributes:
+            kept.append(replace(entry, attributes=attributes))
+    return tuple(kept)
+
+
+def _shown_changes(read: Read, changes: Iterable[RecentChange]) -> tuple[RecentChange, ...]:
+    """The changes, a creation or deletion naming masked Attributes whether set or not."""
+    schema = read.reader.schema
+    return tuple(
+        replace(
+            change,
+            attributes=tuple(
+                read.scope.changed_names(
+                    schema.kinds[change.ref.partition("/")[0]].attributes,
+                    change.attributes,
+                    change.change,
+                )
+            ),
+        )
+        for change in changes
+    )
+
+
 def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] | str:
     """The pack in the requested format: a JSON-ready document or the Markdown text."""
     settings = read.keeper.settings.agents.context
@@ -205,18 +239,20 @@ def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] 
             records: dict[str, set[str]] = {}
             for record in (*pack.seeds, *pack.neighbors):
                 records.setdefault(record.kind, set()).add(record.ref.partition("/")[2])
-            recent = tuple(
+            recent = _shown_changes(
+                read,
                 read.reader.recent_changes(
                     records, limit=settings.recent_changes, since=parsed.since
-                )
+                ),
             )
         else:
             omitted["recent_changes"] = "history-forbidden"
     if "lineage" in parsed.sections:
-        lineage = tuple(
+        lineage = _readable_lineage(
+            read,
             read.reader.lineage_entries(
                 versions[seed.ref] for seed in pack.seeds if seed.ref in versions
-            )
+            ),
         )
     pack = Pack(pack.seeds, pack.neighbors, pack.links, schema, recent, lineage)
     markdown = parsed.format == "markdown"

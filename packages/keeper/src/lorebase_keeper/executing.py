@@ -195,6 +195,11 @@ def execute_operation(
     header_key: str | None,
 ) -> Answer:
     store = keeper.store
+    # the grants first, the store after (docs/auth.md, "Existence"): a foreign Domain is unknown
+    # and a branch outside the grants is 403 whether it exists or not
+    principal.require_domain(domain_name)
+    if request.branch:
+        principal.require("data.read", domain_name, request.branch)
     domain = store.domain(domain_name)
     key = _idempotency_key(request, header_key)
     _check_texts(keeper, domain, request)

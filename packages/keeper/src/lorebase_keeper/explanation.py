@@ -21,6 +21,16 @@ def _revision_json(revision: RevisionInfo) -> dict[str, Any]:
     }
 
 
+_WITHHELD: dict[str, Any] = {
+    "revision": None,
+    "origin": None,
+    "actor": None,
+    "at": None,
+    "message": None,
+}
+"""The provenance members of a masked value: all null, so set and unset ones look alike."""
+
+
 def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
     schema = read.reader.schema
     kind_def = schema.kinds[kind]
@@ -32,14 +42,13 @@ def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
         kind, key, count_max=settings.read.history.lineage_count_max
     )
     values = read.scope.mask(kind_def.attributes, record.values)
+    masked = set(read.scope.masked_names(kind_def.attributes))
     attributes = [
-        {
-            "name": name,
-            "value": values[name],
-            **found.attributes[name].to_json(),
-        }
+        {"name": name, "value": values[name], **_WITHHELD}
+        if name in masked  # set or not, a masked value shows alike: without its provenance
+        else {"name": name, "value": values[name], **found.attributes[name].to_json()}
         for name in kind_def.attributes
-        if name in values and name in found.attributes
+        if name in masked or (name in values and name in found.attributes)
     ]
     links: list[dict[str, Any]] = []
     truncated = False
@@ -83,7 +92,7 @@ def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
                 {
                     entry.proposal
                     for name, entry in found.attributes.items()
-                    if entry.proposal is not None and name in values
+                    if entry.proposal is not None and name in values and name not in masked
                 }
             )
         ],
@@ -118,10 +127,10 @@ def explain_markdown(document: dict[str, Any]) -> str:
                 for part in (
                     entry["name"],
                     entry["value"],
-                    entry["revision"][:SHORT],
+                    (entry["revision"] or "")[:SHORT],
                     entry["at"],
                     entry["actor"],
-                    entry["origin"]["type"],
+                    (entry["origin"] or {}).get("type"),
                     entry["message"],
                 )
             )

@@ -83,10 +83,24 @@ class Read:
 def domain_read(
     request: Request, domain: str, *, branch: str | None = None, at: str | None = None
 ) -> Iterator[Read]:
-    """Authenticate, open a Reader on the branch (at `at`) and work out the read scope."""
+    """Authenticate, open a Reader on the branch (at `at`) and work out the read scope.
+
+    The grants are checked before the store is asked (docs/auth.md, "Existence"): a Domain the
+    caller reads no branch of is 404 `domain-not-found`, a branch its grants do not cover is 403
+    from the name alone, and `at` is resolved only once the branch is known to be readable.
+    """
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
-    with keeper.store.reader(domain, branch=branch or None, at=at or None) as reader:
+    principal.require_domain(domain)
+    if branch:
+        principal.require("data.read", domain, branch)
+
+    def authorize(branch_name: str) -> None:
+        principal.require("data.read", domain, branch_name)
+
+    with keeper.store.reader(
+        domain, branch=branch or None, at=at or None, authorize=authorize
+    ) as reader:
         scope = principal.read_scope(
             domain,
             reader.view.branch.name,

@@ -7,7 +7,7 @@ from typing import Any
 from lorebase_core.access import ReadScope
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import AttributeDef, KindDef, RelationDef, ValueRules
-from lorebase_store.results import LinkVersion, RecordVersion
+from lorebase_store.results import Lineage, LinkVersion, RecordVersion
 
 
 def title_of(kind: KindDef, values: dict[str, Any], scope: ReadScope) -> Any:
@@ -33,6 +33,17 @@ def record_json(
     }
 
 
+def lineage_json(kind: KindDef, found: Lineage, scope: ReadScope) -> dict[str, Any]:
+    """Where each value came from, masked Attributes left out: whether one has an entry would
+    tell whether it is set."""
+    masked = set(scope.masked_names(kind.attributes))
+    return {
+        name: provenance.to_json()
+        for name, provenance in found.attributes.items()
+        if name not in masked
+    }
+
+
 def _ordered(kind: KindDef, values: dict[str, Any]) -> dict[str, Any]:
     """Values in the order the schema declares the Attributes."""
     return {name: values[name] for name in kind.attributes if name in values}
@@ -47,8 +58,9 @@ def link_json(
         "to": f"{relation.to_kind}/{link.to_key}",
         "revision": link.revision,
     }
-    if link.values:
-        entry["values"] = scope.mask(relation.attributes, link.values)
+    values = scope.mask(relation.attributes, link.values)  # masked ones show, set or not
+    if values:
+        entry["values"] = values
     return entry
 
 

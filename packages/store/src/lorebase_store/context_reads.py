@@ -18,7 +18,14 @@ from lorebase_store import tables as t
 from lorebase_store.current import current_records
 from lorebase_store.graph.sql import chunks
 from lorebase_store.provenance import expand
-from lorebase_store.views import View, resolve_revision, revisions_by_pk
+from lorebase_store.views import (
+    Authorize,
+    View,
+    position_in,
+    resolve_revision,
+    revisions_by_pk,
+    visible_from,
+)
 
 
 @dataclass(frozen=True)
@@ -102,17 +109,22 @@ class _Version:
     values: dict[str, Any]
 
 
-def since_position(connection: sa.Connection, view: View, since: str) -> Position:
+def since_position(
+    connection: sa.Connection, view: View, since: str, authorize: Authorize | None = None
+) -> Position:
     """The position of Revision or tag `since` in the view's first-parent history.
 
     Raises:
-        RevisionNotFound, TagNotFound: no such Revision or tag.
+        RevisionNotFound, TagNotFound: no such Revision or tag (or, off the branch's history,
+            one of a branch `authorize` refuses).
         RevisionNotOnBranch: a Revision that is not in the branch's first-parent history.
     """
-    revision = resolve_revision(connection, view.domain, since)
-    for index, segment in enumerate(view.history):
-        if segment.branch_id == revision.branch_id and revision.seq <= segment.upto:
-            return (index, -revision.seq)
+    revision = resolve_revision(
+        connection, view.domain, since, visible_from(view.history, authorize)
+    )
+    index = position_in(view.history, revision)
+    if index is not None:
+        return (index, -revision.seq)
     raise RevisionNotOnBranch(
         f"Revision {revision.id[:12]} is not in the history of branch {view.branch.name!r}; "
         "give since a Revision or tag of this branch",
@@ -128,12 +140,13 @@ def recent_changes(
     *,
     limit: int,
     since: str | None = None,
+    authorize: Authorize | None = None,
 ) -> list[RecentChange]:
     """The latest changes of `records` (keys by Kind) on the view's history, newest first.
 
     At most `limit`; with `since`, only those after that Revision or tag.
     """
-    after = since_position(connection, view, since) if since is not None else None
+    after = since_position(connection, view, since, authorize) if since is not None else None
     versions = _versions(connection, view, records)
     changes: list[
         tuple[Position, str, _Version, Literal["created", "modified", "deleted"], tuple[str, ...]]

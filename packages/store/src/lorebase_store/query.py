@@ -439,10 +439,10 @@ def _records(
             names = query.select if query.select is not None else tuple(kind.attributes)
             selected[kind_name] = (names, frozenset(scope.masked_names(kind.attributes)))
         names, masked = selected[kind_name]
-        values: Values = {
+        values: Values = {  # a masked Attribute is *** whether set or not: unset ones tell too
             name: MASK if name in masked else stored[name]
             for name in names
-            if stored.get(name) is not None
+            if name in masked or stored.get(name) is not None
         }
         records.append(QueryRow(kind_name, key, values))
     return records

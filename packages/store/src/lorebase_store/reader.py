@@ -39,7 +39,14 @@ from lorebase_store.search import run as search_run
 from lorebase_store.search import vectors as search_vectors
 from lorebase_store.statistics import Statistics, read_statistics
 from lorebase_store.value_index import ValueIndex, value_index
-from lorebase_store.views import View, make_view, resolve_revision, revisions_by_pk
+from lorebase_store.views import (
+    Authorize,
+    View,
+    make_view,
+    resolve_revision,
+    revisions_by_pk,
+    visible_from,
+)
 
 # A Revision's schema never changes: its digest is looked up once per process.
 
@@ -47,9 +54,13 @@ from lorebase_store.views import View, make_view, resolve_revision, revisions_by
 class Reader:
     """Reads of one View inside one transaction; made by `Store.reader`."""
 
-    def __init__(self, connection: sa.Connection, view: View) -> None:
+    def __init__(
+        self, connection: sa.Connection, view: View, authorize: Authorize | None = None
+    ) -> None:
         self.connection = connection
         self.view = view
+        self.authorize = authorize
+        """Refuses branches the caller may not read: their Revisions are unknown to this read."""
 
     @property
     def revision(self) -> str | None:
@@ -61,8 +72,10 @@ class Reader:
         return schema_at(self.connection, self.view.domain, self.view.revision)
 
     def revision_info(self, text: str) -> RevisionInfo:
-        """A Revision of the Domain by id, tag or unique prefix."""
-        return resolve_revision(self.connection, self.view.domain, text)
+        """A Revision of the Domain by id, tag or unique prefix: one of the branch's history or
+        of a branch the caller reads (`authorize`); the others are unknown."""
+        visible = visible_from(self.view.history, self.authorize)
+        return resolve_revision(self.connection, self.view.domain, text, visible)
 
     def revisions(self, pks: list[int]) -> dict[int, RevisionInfo]:
         return revisions_by_pk(self.connection, pks)
@@ -179,7 +192,7 @@ class Reader:
     ) -> list[RecentChange]:
         """The latest changes of some Records (keys by Kind) on the branch, newest first."""
         return context_reads.recent_changes(
-            self.connection, self.view, records, limit=limit, since=since
+            self.connection, self.view, records, limit=limit, since=since, authorize=self.authorize
         )
 
     # -- statistics --------------------------------------------------------------------------
@@ -226,7 +239,12 @@ class Reader:
 
 @contextmanager
 def open_reader(
-    engine: sa.Engine, domain: str, branch: str | None, at: str | None
+    engine: sa.Engine,
+    domain: str,
+    branch: str | None,
+    at: str | None,
+    authorize: Authorize | None = None,
 ) -> Iterator[Reader]:
     with read_transaction(engine) as connection:
-        yield Reader(connection, make_view(connection, domain, branch, at))
+        view = make_view(connection, domain, branch, at, authorize=authorize)
+        yield Reader(connection, view, authorize)

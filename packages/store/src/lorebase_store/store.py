@@ -49,6 +49,7 @@ from lorebase_store.schemas import schema_at
 from lorebase_store.statistics import Statistics, recount
 from lorebase_store.views import (
     REVISION_ROWS,
+    Authorize,
     View,
     list_branches,
     load_branch,
@@ -260,10 +261,19 @@ class Store:
 
     # -- reads -------------------------------------------------------------------------------
     def reader(
-        self, domain: str, *, branch: str | None = None, at: str | None = None
+        self,
+        domain: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        authorize: Authorize | None = None,
     ) -> AbstractContextManager[Reader]:
-        """One read transaction at the head of `branch` (or at Revision `at` of it)."""
-        return open_reader(self.engine, domain, branch, at)
+        """One read transaction at the head of `branch` (or at Revision `at` of it).
+
+        `authorize(branch_name)` raises when the caller may not read a branch: it is called
+        before `at` is resolved, and Revisions of branches it refuses answer as unknown.
+        """
+        return open_reader(self.engine, domain, branch, at, authorize)
 
     def view(self, domain: str, *, branch: str | None = None, at: str | None = None) -> View:
         with read_transaction(self.engine) as connection:

@@ -8,7 +8,7 @@ lists those segments, nearest first; `visible` and `not_shadowed` turn them into
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from lorebase_core.errors import (
     AmbiguousRevision,
     BranchNotFound,
     DomainNotFound,
+    Forbidden,
     RevisionNotFound,
     RevisionNotOnBranch,
 )
@@ -246,36 +247,89 @@ def revisions_by_pk(connection: sa.Connection, pks: Iterable[int]) -> dict[int, 
     return {row["pk"]: revision_info(connection, row) for row in rows}
 
 
-def resolve_revision(connection: sa.Connection, domain: DomainInfo, text: str) -> RevisionInfo:
-    """A Revision by full id, tag or unique prefix (at least 4 hex digits)."""
+Authorize = Callable[[str], None]
+"""Raises (`Forbidden`) when the caller may not read the branch of that name."""
+
+Visible = Callable[[RevisionInfo], bool]
+"""Whether the caller may name a Revision; the others answer as if they did not exist."""
+
+_PREFIX_CANDIDATES = 1000
+"""How many Revisions starting with a prefix are weighed when some may be invisible."""
+
+
+def resolve_revision(
+    connection: sa.Connection, domain: DomainInfo, text: str, visible: Visible | None = None
+) -> RevisionInfo:
+    """A Revision by full id, tag or unique prefix (at least 4 hex digits).
+
+    With `visible`, the Revisions it refuses are left out, as if they did not exist: they are
+    never found, and a prefix is ambiguous only among the others.
+    """
+
+    def shown(row: Any) -> RevisionInfo | None:
+        if row is None:
+            return None
+        found = revision_info(connection, row)
+        return found if visible is None or visible(found) else None
+
     query = REVISION_ROWS.where(t.revisions.c.domain_id == domain.id)
-    row = (
+    revision = shown(
         connection.execute(_REVISION_BY_ID, {"domain_id": domain.id, "id": text}).mappings().first()
     )
-    if row is None:
+    if revision is None:
         tagged = connection.execute(
             sa.select(t.tags.c.revision_id).where(
                 t.tags.c.domain_id == domain.id, t.tags.c.name == text
             )
         ).scalar()
         if tagged is not None:
-            row = connection.execute(query.where(t.revisions.c.id == tagged)).mappings().first()
-    if row is None and _HEX.match(text):
+            revision = shown(
+                connection.execute(query.where(t.revisions.c.id == tagged)).mappings().first()
+            )
+    if revision is None and _HEX.match(text):
+        limit = 2 if visible is None else _PREFIX_CANDIDATES
         rows = (
-            connection.execute(query.where(t.revisions.c.id.startswith(text)).limit(2))
+            connection.execute(query.where(t.revisions.c.id.startswith(text)).limit(limit))
             .mappings()
             .all()
         )
-        if len(rows) > 1:
+        found = [candidate for candidate in map(shown, rows) if candidate is not None]
+        if len(found) > 1:
             raise AmbiguousRevision(
                 f"{text!r} is the start of more than one Revision; give more digits"
             )
-        row = rows[0] if rows else None
-    if row is None:
+        revision = found[0] if found else None
+    if revision is None:
         raise RevisionNotFound(
             f"No Revision, tag or unique Revision prefix {text!r} in Domain {domain.name!r}"
         )
-    return revision_info(connection, row)
+    return revision
+
+
+def position_in(history: tuple[Segment, ...], revision: RevisionInfo) -> int | None:
+    """The index of the segment of a first-parent history holding a Revision (None: not in it)."""
+    for index, segment in enumerate(history):
+        if revision.branch_id == segment.branch_id and revision.seq <= segment.upto:
+            return index
+    return None
+
+
+def visible_from(history: tuple[Segment, ...], authorize: Authorize | None) -> Visible | None:
+    """The Revisions a reader of a branch may name: those of its history and of the branches
+    `authorize` allows (None: every Revision)."""
+    if authorize is None:
+        return None
+
+    def visible(revision: RevisionInfo) -> bool:
+        if position_in(history, revision) is not None:
+            return True
+        try:
+            authorize(revision.branch)
+        except Forbidden:
+            return False
+        return True
+
+    return visible
 
 
 _DOMAIN_AND_BRANCH = (
@@ -333,24 +387,33 @@ def make_view(
     domain_name: str,
     branch_name: str | None = None,
     at: str | None = None,
+    *,
+    authorize: Authorize | None = None,
 ) -> View:
-    """The View of a read: a branch (default: the Domain's) at its head or at Revision `at`."""
+    """The View of a read: a branch (default: the Domain's) at its head or at Revision `at`.
+
+    `authorize` is called with the branch name before `at` is looked up, so that a Revision is
+    resolved for readers of the branch only; a Revision outside the branch's history that lies
+    on a branch `authorize` refuses answers like an unknown one (`visible_from`).
+    """
     domain, branch = load_domain_and_branch(connection, domain_name, branch_name)
+    if authorize is not None:
+        authorize(branch.name)
     history = lineage(connection, branch, branch.head_seq)
     if at is None:
         chain = segments(connection, branch, branch.head_seq)
         return View(domain, branch, branch.head_seq, branch.head_revision, chain, history)
-    revision = resolve_revision(connection, domain, at)
-    for index, segment in enumerate(history):
-        if revision.branch_id == segment.branch_id and revision.seq <= segment.upto:
-            if index == 0:
-                chain = segments(connection, branch, revision.seq)
-            else:  # the Revision is in a base's history: read that branch at it
-                chain = revision_segments(connection, revision)
-            nearest = Segment(segment.branch_id, revision.seq, chain[0].at_head)
-            return View(
-                domain, branch, revision.seq, revision.id, chain, (nearest, *history[index + 1 :])
-            )
+    revision = resolve_revision(connection, domain, at, visible_from(history, authorize))
+    index = position_in(history, revision)
+    if index is not None:
+        if index == 0:
+            chain = segments(connection, branch, revision.seq)
+        else:  # the Revision is in a base's history: read that branch at it
+            chain = revision_segments(connection, revision)
+        nearest = Segment(history[index].branch_id, revision.seq, chain[0].at_head)
+        return View(
+            domain, branch, revision.seq, revision.id, chain, (nearest, *history[index + 1 :])
+        )
     raise RevisionNotOnBranch(
         f"Revision {revision.id[:12]} is not in the history of branch {branch.name!r}",
         revision=revision.id,

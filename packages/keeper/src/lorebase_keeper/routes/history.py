@@ -11,6 +11,7 @@ from lorebase_keeper.reading import domain_read, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes import lineage_json
 from lorebase_store.history import cursor_revision
 
 router = APIRouter(
@@ -45,6 +46,9 @@ def record_history(
             changes = []
             for entry in page.entries:
                 document = entry.to_json(with_values=values)
+                document["attributes"] = read.scope.changed_names(
+                    kind_def.attributes, document["attributes"], document["change"]
+                )
                 if values:
                     for side in ("before", "after"):
                         if document[side] is not None:
@@ -65,7 +69,7 @@ def record_lineage(
     request: Request, domain: str, kind: str, key: str, branch: BRANCH = None, at: AT = None
 ) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
-        read.scope.kind(read.reader.schema, kind)
+        kind_def = read.scope.kind(read.reader.schema, kind)
 
         def compute(_etag: str) -> dict[str, Any]:
             found = read.reader.lineage(
@@ -74,9 +78,7 @@ def record_lineage(
             return {
                 **read.stamp(),
                 "ref": f"{kind}/{key}",
-                "attributes": {
-                    name: provenance.to_json() for name, provenance in found.attributes.items()
-                },
+                "attributes": lineage_json(kind_def, found, read.scope),
                 "changes": found.changes,
                 "changes_truncated": found.changes_truncated,
             }

@@ -50,6 +50,7 @@ router = APIRouter(
 def _caller(request: Request, domain: str) -> tuple[Keeper, Principal]:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
+    principal.require_domain(domain)  # before the store: a foreign Domain is an unknown one
     if not keeper.store.has_domain(domain):
         raise DomainNotFound(f"Domain {domain!r} does not exist")
     return keeper, principal
@@ -130,9 +131,9 @@ def list_proposals(
 @router.post("/proposals", status_code=201, summary="Open a Proposal of a branch into another")
 def open_proposal(request: Request, domain: str, body: ProposalRequest) -> Response:
     keeper, principal = _caller(request, domain)
+    principal.require("proposal.create", domain, body.source)  # by name, before the lookup
     source = keeper.store.branch(domain, body.source)
     target = body.target or source.base_branch or keeper.store.domain(domain).default_branch
-    principal.require("proposal.create", domain, source.name)
     principal.require("data.read", domain, target)
     if target == source.name:
         raise InvalidInput(
@@ -349,10 +350,11 @@ def merge_branch(
 ) -> Response:
     keeper, principal = _caller(request, domain)
     body = body or BranchMergeRequest()
+    principal.require("data.read", domain, branch)  # by name, before the lookup
     source = keeper.store.branch(domain, branch)
     into = body.into or source.base_branch or keeper.store.domain(domain).default_branch
+    principal.require("data.read", domain, into)
     target = keeper.store.branch(domain, into)
-    principal.require("data.read", domain, source.name)
     if target.protected:
         raise ReviewRequired(
             f"Branch {into!r} is protected: open a Proposal of {branch!r} into it",

@@ -12,7 +12,7 @@ from lorebase_keeper.reading import Read, domain_read, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
-from lorebase_keeper.shapes import link_json, record_json, schema_json
+from lorebase_keeper.shapes import lineage_json, link_json, record_json, schema_json
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -85,9 +85,7 @@ def get_record(
                 found = read.reader.lineage(
                     kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
                 )
-                answer["lineage"] = {
-                    name: provenance.to_json() for name, provenance in found.attributes.items()
-                }
+                answer["lineage"] = lineage_json(kind_def, found, read.scope)
             return answer
 
         return read.answer(request, compute)

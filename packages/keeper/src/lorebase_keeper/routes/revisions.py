@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import DomainNotFound, TagNotFound
+from lorebase_core.errors import RevisionNotFound, TagNotFound
 from lorebase_core.schema import Schema
 from lorebase_keeper.answers import plain, stamped
-from lorebase_keeper.reading import domain_read, keeper_of
+from lorebase_keeper.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_store.results import DiffEntry
@@ -39,6 +39,7 @@ def _visible_entry(
             return None
         attributes = schema.kinds[kind_name].attributes
     document = entry.to_json()
+    document["attributes"] = scope.changed_names(attributes, entry.attributes, entry.change)
     for side in ("before", "after"):
         if document[side] is not None:
             document[side] = scope.mask(attributes, document[side])
@@ -56,10 +57,13 @@ def get_diff(
     with domain_read(request, domain) as read:
         read.require_history()  # a diff is the sequence of changes between two Revisions
         schema, scope = read.reader.schema, read.scope
+        # both ends resolved as the caller may read them: a Revision of a branch its grants do
+        # not cover answers like an unknown one
+        source = read.reader.revision_info(from_)
         target = read.reader.revision_info(to)
 
     def compute(_etag: str) -> dict[str, Any]:
-        found = keeper.store.diff(domain, from_, to)
+        found = keeper.store.diff(domain, source.id, target.id)
         records = [_visible_entry(entry, schema, scope, link=False) for entry in found.records]
         links = [_visible_entry(entry, schema, scope, link=True) for entry in found.links]
         return {
@@ -78,9 +82,7 @@ def get_diff(
 def list_branches(request: Request, domain: str) -> Response:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
-    if not keeper.store.has_domain(domain):
-        raise DomainNotFound(f"Domain {domain!r} does not exist")
-    principal.require("data.read", domain, None)
+    principal.require_domain(domain)  # before the store: a foreign Domain is an unknown one
     branches = [
         branch.to_json()
         for branch in keeper.store.branches(domain)
@@ -143,9 +145,20 @@ def create_branch(request: Request, domain: str, body: BranchRequest) -> Respons
 @router.get("/tags", summary="The tags of a Domain and the Revisions they name")
 def list_tags(request: Request, domain: str) -> Response:
     keeper = keeper_of(request)
-    with domain_read(request, domain):
-        tags = keeper.store.tags(domain)
-    return plain({"domain": domain, "tags": [{"name": n, "revision": r} for n, r in tags.items()]})
+    with domain_read(request, domain) as read:
+        tags = {
+            name: _readable(read, revision) for name, revision in keeper.store.tags(domain).items()
+        }
+    listed = [{"name": name, "revision": found} for name, found in tags.items() if found]
+    return plain({"domain": domain, "tags": listed})
+
+
+def _readable(read: Read, revision: str) -> str | None:
+    """The Revision id when it lies on a branch the caller reads (else the tag is not shown)."""
+    try:
+        return read.reader.revision_info(revision).id
+    except RevisionNotFound:
+        return None
 
 
 @router.get("/tags/{tag:path}", summary="One tag and its Revision")
@@ -153,7 +166,8 @@ def get_tag(request: Request, domain: str, tag: str) -> Response:
     keeper = keeper_of(request)
     with domain_read(request, domain) as read:
         tags = keeper.store.tags(domain)
-        if tag not in tags:
+        # a tag of a Revision on a branch the caller may not read answers like an unknown tag
+        if tag not in tags or _readable(read, tags[tag]) is None:
             raise TagNotFound(f"Tag {tag!r} does not exist in Domain {domain!r}")
         revision = read.reader.revision_info(tags[tag])
     return plain(

@@ -257,9 +257,10 @@ class _Walk:
         links = []
         for _reach, name, from_ref, to_ref, stored in chosen:
             values = None
-            if stored:
+            if self.request.values:  # masked ones show whether set or not
                 attributes = relations[name].attributes
-                values = self.scope.mask(attributes, declared_order(attributes, stored))
+                ordered = declared_order(attributes, stored or {})
+                values = self.scope.mask(attributes, ordered) or None
             links.append(GraphLink(name, from_ref, to_ref, values))
         return tuple(sorted(links, key=lambda link: (link.relation, link.from_ref, link.to_ref)))
 
