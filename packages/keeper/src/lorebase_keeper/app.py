@@ -11,6 +11,7 @@ from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.errors import install_error_handlers
 from lorebase_keeper.limits import BodyLimit
+from lorebase_keeper.openapi import install_openapi
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.routes import (
     context,
@@ -78,4 +79,5 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         revisions,
     ):
         app.include_router(module.router)
+    install_openapi(app, settings)
     return app

@@ -7,9 +7,11 @@ import logging
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
-from lorebase_core.errors import Issue, LorebaseError
+from lorebase_core.errors import Issue, LorebaseError, Unauthorized
 from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem, problem_document
 
 logger = logging.getLogger("lorebase.keeper")
@@ -23,11 +25,30 @@ class NotImplementedYet(LorebaseError):
     title = "Not implemented yet"
 
 
-def _response(document: dict[str, object], status: int) -> JSONResponse:
-    headers = {"WWW-Authenticate": 'Bearer realm="lorebase"'} if status == 401 else None
+def _response(
+    document: dict[str, object], status: int, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    if status == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": 'Bearer realm="lorebase"'}
     return JSONResponse(
         document, status_code=status, media_type=PROBLEM_CONTENT_TYPE, headers=headers
     )
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def _allowed_methods(request: Request) -> str:
+    """Every method some route serves on the path (Starlette's 405 names one route's only)."""
+    routes = request.app.router.routes
+    allowed = [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    ]
+    return ", ".join(allowed)
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -41,6 +62,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        # FastAPI checks the request before the route asks who calls: without a valid
+        # credential the answer is the 401 the route would give, not the request's issues
+        try:
+            await run_in_threadpool(request.app.state.keeper.authenticator.principal, request)
+        except Unauthorized as refused:
+            return _response(problem_document(refused, instance=request.url.path), 401)
         # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
         issues = [
             Issue(
@@ -76,7 +103,10 @@ def install_error_handlers(app: FastAPI) -> None:
             f"{request.method} {request.url.path}: {exc.detail}",
             instance=request.url.path,
         )
-        return _response(document, exc.status_code)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = _allowed_methods(request)
+        return _response(document, exc.status_code, headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
