@@ -68,6 +68,9 @@ async def test_with_auth_none_the_document_requires_nothing(supply: Store) -> No
         pytest.param("GET", f"{API}/diff", None, id="diff-without-from"),
         pytest.param("POST", f"{API}/proposals/prp_x/reviews", {}, id="review-without-verdict"),
         pytest.param("GET", f"{API}/kinds/Supplier/records?limit=x", None, id="bad-query"),
+        pytest.param("POST", f"{API}/resolve", {}, id="resolve-without-text"),
+        pytest.param("POST", f"{API}/query", {"kind": 1}, id="query-invalid"),
+        pytest.param("GET", "/api/v1/domains/nope/schema", None, id="unknown-domain"),
     ],
 )
 @pytest.mark.parametrize(
@@ -99,6 +102,8 @@ async def test_an_invalid_request_with_a_valid_key_lists_its_issues(
         pytest.param("DELETE", f"{API}/branches", "GET, POST", id="two-routes-one-path"),
         pytest.param("TRACE", "/healthz", "GET", id="probe"),
         pytest.param("PUT", f"{API}/query", "POST", id="post-only"),
+        pytest.param("OPTIONS", f"{API}/branches/0/merge", "POST", id="documented-shape"),
+        pytest.param("DELETE", f"{API}/branches/agent/x/y", "GET", id="slashes-in-a-name"),
     ],
 )
 async def test_a_405_lists_every_method_of_the_path_in_allow(

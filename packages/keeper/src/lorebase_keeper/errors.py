@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -36,19 +37,46 @@ def _response(
 
 
 _METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+_PARAMETER = re.compile(r"\{[^}]+\}")
 
 
 def _allowed_methods(request: Request) -> str:
-    """Every method some route serves on the path (Starlette's 405 names one route's only)."""
+    """The methods of the path: as the OpenAPI document lists them, else as the routes serve.
+
+    The document's path parameters are single segments, so `/branches/x/merge` is the merge
+    route's, not a GET of the branch `x/merge` (the routes, which take `/` in branch names,
+    would say both). Starlette's own 405 names the first matching route's methods only.
+    """
+    path = request.scope["path"]
+    documented: set[str] = set()
+    for template, operations in request.app.openapi()["paths"].items():
+        pattern = "[^/]+".join(re.escape(part) for part in _PARAMETER.split(template))
+        if re.fullmatch(pattern, path):
+            documented.update(method.upper() for method in operations)
+    if documented:
+        return ", ".join(method for method in _METHODS if method in documented)
     routes = request.app.router.routes
-    allowed = [
+    served = [
         method
         for method in _METHODS
         if any(
             route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
         )
     ]
-    return ", ".join(allowed)
+    return ", ".join(served)
+
+
+async def _unauthenticated(request: Request) -> JSONResponse | None:
+    """The 401 of a request without a valid credential, or None when it has one.
+
+    A request is checked (by FastAPI, or by a route parsing its body) before the route asks who
+    calls; without a valid key the answer is the 401, never what the request's input says.
+    """
+    try:
+        await run_in_threadpool(request.app.state.keeper.authenticator.principal, request)
+    except Unauthorized as refused:
+        return _response(problem_document(refused, instance=request.url.path), 401)
+    return None
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -58,16 +86,17 @@ def install_error_handlers(app: FastAPI) -> None:
             logger.error(
                 "internal error on %s %s: %s", request.method, request.url.path, type(exc).__name__
             )
+        elif 400 <= exc.status < 500 and exc.status != 401:
+            refused = await _unauthenticated(request)
+            if refused is not None:
+                return refused
         return _response(problem_document(exc, instance=request.url.path), exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        # FastAPI checks the request before the route asks who calls: without a valid
-        # credential the answer is the 401 the route would give, not the request's issues
-        try:
-            await run_in_threadpool(request.app.state.keeper.authenticator.principal, request)
-        except Unauthorized as refused:
-            return _response(problem_document(refused, instance=request.url.path), 401)
+        refused = await _unauthenticated(request)
+        if refused is not None:
+            return refused
         # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
         issues = [
             Issue(
