@@ -4,7 +4,7 @@ export UV_SYSTEM_CERTS := 1
 UV ?= uv
 RUN := $(UV) run --frozen
 
-.PHONY: help install demo test lint typecheck imports pytest bench format
+.PHONY: help install demo test lint typecheck imports pytest bench security format
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -38,6 +38,9 @@ bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, conte
 	$(RUN) python bench/reads/run.py
 	$(RUN) python bench/context/run.py
 	$(RUN) python bench/writes/run.py
+
+security: install ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
+	$(RUN) python scripts/security.py
 
 format: ## rewrite the code in the house format
 	$(RUN) ruff format .

@@ -229,7 +229,7 @@ def test_keys_are_percent_encoded(admin: LorebaseClient, keeper: LiveKeeper, awk
 
 
 def test_a_branch_name_with_a_slash(admin: LorebaseClient) -> None:
-    name = _unique("agent/usr_admin/task")
+    name = _unique("feature/usr_admin/task")
     admin.create_branch("supply", name)
     assert admin.branch("supply", name)["name"] == name
     assert admin.schema("supply", branch=name)["branch"] == name

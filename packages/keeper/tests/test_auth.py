@@ -622,16 +622,14 @@ async def test_the_schema_still_describes_masked_attributes(keeper: FastAPI, key
 
 
 @pytest.mark.anyio
-async def test_an_agent_creates_a_branch_under_its_agent_prefix(
+async def test_an_agent_does_not_create_its_task_branches_directly(
     keeper: FastAPI, keys: Keys
 ) -> None:
+    # branch.create on agent/* is for the agent flow, which alone makes names under the prefix
     async with client_of(keeper, Keys.header(keys.agent)) as http:
         response = await http.post(f"{SUPPLY}/branches", json={"name": "agent/svc_agent/t1"})
-    assert response.status_code == 201, response.text
-    document = response.json()
-    assert document["name"] == "agent/svc_agent/t1"
-    assert document["created_by"] == "svc_agent"
-    assert document["base_branch"] == "main"
+    document = assert_problem(response, 422, "branch-name-reserved")
+    assert document["reserved_prefix"] == "agent/"
 
 
 @pytest.mark.anyio

@@ -50,10 +50,10 @@ async def test_a_key_is_one_percent_encoded_segment(store: Store, code: str) -> 
 @pytest.mark.anyio
 async def test_a_branch_name_with_slashes_reads_encoded_or_not(http: httpx.AsyncClient) -> None:
     created = await http.post(
-        "/api/v1/domains/supply/branches", json={"name": "agent/usr_admin/q4-audit"}
+        "/api/v1/domains/supply/branches", json={"name": "feature/usr_admin/q4-audit"}
     )
     assert created.status_code == 201, created.text
-    for path in ("agent/usr_admin/q4-audit", quote("agent/usr_admin/q4-audit", safe="")):
+    for path in ("feature/usr_admin/q4-audit", quote("feature/usr_admin/q4-audit", safe="")):
         response = await http.get(f"/api/v1/domains/supply/branches/{path}")
         assert response.status_code == 200, response.text
-        assert response.json()["name"] == "agent/usr_admin/q4-audit"
+        assert response.json()["name"] == "feature/usr_admin/q4-audit"

@@ -571,7 +571,9 @@ async def test_one_open_proposal_per_task_branch_collects_the_executions(
 
 
 @pytest.mark.parametrize("keeper_settings", [settings_with(max_open_branches_per_principal=1)])
-async def test_task_branch_limits_and_owners(api: httpx.AsyncClient, callers: Callers) -> None:
+async def test_task_branch_limits_and_owners(
+    api: httpx.AsyncClient, callers: Callers, supply: Store
+) -> None:
     assert (
         await api.post(
             f"{API}/operations/flag_supplier_risk/execute", json=FLAG, headers=callers.agent
@@ -584,16 +586,69 @@ async def test_task_branch_limits_and_owners(api: httpx.AsyncClient, callers: Ca
     )
     problem = assert_problem(second, 409, "agent-branch-limit")
     assert problem["branches"] == [f"agent/{AGENT}/q4-audit"]
-    taken = await api.post(
-        f"{API}/branches", json={"name": "agent/svc_other/taken"}, headers=callers.editor
-    )
-    assert taken.status_code == 201
+    # a branch under the prefix made by someone else (before the names were reserved)
+    supply.create_branch("supply", "agent/svc_other/taken", created_by="usr_editor")
     foreign = await api.post(
         f"{API}/operations/flag_supplier_risk/execute",
         json={**FLAG, "task": "taken", "idempotency_key": "k3"},
         headers=callers.other_agent,
     )
     assert_problem(foreign, 409, "already-exists")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(f"agent/{AGENT}/q4-audit", id="the-agents-task-branch"),
+        pytest.param("agent/anything", id="under-the-prefix"),
+        pytest.param(f"Agent/{AGENT}/q4-audit", id="other-case"),
+    ],
+)
+async def test_names_under_the_task_branch_prefix_are_reserved_for_the_agent_flow(
+    api: httpx.AsyncClient, callers: Callers, name: str
+) -> None:
+    for caller in (callers.editor, callers.admin):
+        taken = await api.post(f"{API}/branches", json={"name": name}, headers=caller)
+        problem = assert_problem(taken, 422, "branch-name-reserved")
+        assert "keeper.agent_writes.branch_prefix" in problem["detail"]
+        assert (problem["branch"], problem["reserved_prefix"]) == (name, "agent/")
+    executed = await api.post(
+        f"{API}/operations/flag_supplier_risk/execute", json=FLAG, headers=callers.agent
+    )
+    assert executed.status_code == 202, executed.text
+    assert executed.json()["branch"] == f"agent/{AGENT}/q4-audit"
+    made = await api.post(f"{API}/branches", json={"name": "agents/q4"}, headers=callers.editor)
+    assert made.status_code == 201, made.text
+
+
+@pytest.mark.parametrize(
+    "keeper_settings", [settings_with(branch_prefix="tasks/")], ids=["prefix-tasks"]
+)
+async def test_the_reserved_prefix_is_the_setting(api: httpx.AsyncClient, callers: Callers) -> None:
+    taken = await api.post(f"{API}/branches", json={"name": "tasks/x"}, headers=callers.editor)
+    assert_problem(taken, 422, "branch-name-reserved")
+    made = await api.post(f"{API}/branches", json={"name": "agent/x"}, headers=callers.editor)
+    assert made.status_code == 201, made.text
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        pytest.param(None, "Main", id="the-default-branch"),
+        pytest.param("draft", "DRAFT", id="another-branch"),
+    ],
+)
+async def test_branch_names_differing_only_in_case_are_refused(
+    api: httpx.AsyncClient, callers: Callers, first: str | None, second: str
+) -> None:
+    if first is not None:
+        await work_branch(api, callers, first)
+    refused = await api.post(f"{API}/branches", json={"name": second}, headers=callers.editor)
+    problem = assert_problem(refused, 409, "branch-name-taken")
+    assert (problem["branch"], problem["existing"]) == (second, first or "main")
+    assert repr(first or "main") in problem["detail"]
+    names = (await api.get(f"{API}/branches", headers=callers.editor)).json()["branches"]
+    assert second not in [branch["name"] for branch in names]
 
 
 async def test_a_user_without_a_task_keeps_the_plain_409(

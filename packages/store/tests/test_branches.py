@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
@@ -10,6 +11,8 @@ from lorebase_core.changes import DeleteRecord, UpsertRecord
 from lorebase_core.errors import (
     AlreadyExists,
     BadRequest,
+    BranchNameReserved,
+    BranchNameTaken,
     BranchNotFound,
     RevisionNotFound,
     ValuesInvalid,
@@ -185,6 +188,72 @@ def test_a_bad_branch_name_is_refused(supply: Store, name: str) -> None:
 )
 def test_a_good_branch_name_is_accepted(supply: Store, name: str) -> None:
     assert supply.create_branch(DOMAIN, name, created_by="usr_tester").name == name
+
+
+@pytest.mark.parametrize(
+    ("existing", "name"),
+    [
+        pytest.param("main", "Main", id="default"),
+        pytest.param("draft", "DRAFT", id="upper"),
+        pytest.param("feature/Risk", "feature/risk", id="lower"),
+    ],
+)
+def test_a_branch_name_differing_only_in_case_is_refused(
+    supply: Store, existing: str, name: str
+) -> None:
+    if existing != "main":
+        supply.create_branch(DOMAIN, existing, created_by="usr_tester")
+    with pytest.raises(BranchNameTaken) as raised:
+        supply.create_branch(DOMAIN, name, created_by="usr_tester")
+    assert raised.value.extra == {"branch": name, "existing": existing}
+    assert isinstance(raised.value, AlreadyExists)
+    assert name not in [info.name for info in supply.branches(DOMAIN)]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param("agent/svc_agent/q4-audit", id="task-branch"),
+        pytest.param("agent/x", id="under"),
+        pytest.param("AGENT/svc_agent/q4-audit", id="other-case"),
+    ],
+)
+def test_names_under_the_reserved_prefix_are_refused(supply: Store, name: str) -> None:
+    with pytest.raises(BranchNameReserved) as raised:
+        supply.create_branch(DOMAIN, name, created_by="usr_tester", reserved_prefix="agent/")
+    assert raised.value.extra == {"branch": name, "reserved_prefix": "agent/"}
+    assert [issue.path for issue in raised.value.issues] == ["name"]
+    assert [info.name for info in supply.branches(DOMAIN)] == ["main"]
+    made = supply.create_branch(
+        DOMAIN, "agents/x", created_by="usr_tester", reserved_prefix="agent/"
+    )
+    assert made.name == "agents/x"
+
+
+def test_concurrent_creations_of_one_name_in_two_cases_make_one_branch(supply: Store) -> None:
+    names = [f"race-{n}" for n in range(5)]
+    outcomes: list[str] = []
+    barrier = threading.Barrier(2)
+
+    def create(name: str) -> None:
+        barrier.wait()
+        try:
+            supply.create_branch(DOMAIN, name, created_by="usr_tester")
+            outcomes.append("created")
+        except AlreadyExists:
+            outcomes.append("refused")
+
+    for name in names:
+        threads = [
+            threading.Thread(target=create, args=(variant,)) for variant in (name, name.upper())
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert sorted(outcomes) == ["created"] * len(names) + ["refused"] * len(names)
+    live = [info.name.lower() for info in supply.branches(DOMAIN)]
+    assert sorted(live) == sorted(["main", *names])
 
 
 def test_log_of_an_overlay_branch_continues_into_its_base(supply: Store) -> None:

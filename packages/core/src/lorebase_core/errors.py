@@ -9,7 +9,8 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     │       ├── InvalidText           422 invalid-text (lone surrogates, NUL, bytes not UTF-8)
     │       ├── SchemaInvalid         422 schema-invalid
     │       ├── ValuesInvalid         422 values-invalid
-    │       └── ImportInvalid         422 import-invalid
+    │       ├── ImportInvalid         422 import-invalid
+    │       └── BranchNameReserved    422 branch-name-reserved (keeper.agent_writes.branch_prefix)
     ├── Unauthorized                  401 unauthorized
     ├── Forbidden                     403 forbidden
     │   ├── KindForbidden             403 kind-forbidden
@@ -30,6 +31,7 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     ├── UnsafeSettings                500 unsafe-settings (a process refuses to start with them)
     └── Conflict                      409 conflict
         ├── AlreadyExists             409 already-exists
+        │   └── BranchNameTaken       409 branch-name-taken (differs only in case)
         ├── StaleHead                 409 stale-head
         └── AmbiguousRevision         409 ambiguous-revision
 """
@@ -271,6 +273,20 @@ class StaleHead(Conflict):
 class AmbiguousRevision(Conflict):
     code = "ambiguous-revision"
     title = "Ambiguous Revision prefix"
+
+
+class BranchNameReserved(InvalidInput):
+    """A branch name under the prefix of task branches, which only the agent flow creates."""
+
+    code = "branch-name-reserved"
+    title = "Branch name reserved"
+
+
+class BranchNameTaken(AlreadyExists):
+    """A live branch has the same name but for case (`Main` beside `main`)."""
+
+    code = "branch-name-taken"
+    title = "Branch name taken"
 
 
 # -- writes (docs/writes.md) --------------------------------------------------------------------

@@ -12,6 +12,7 @@ from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.loopback import require_safe_auth
+from lorebase_keeper.openapi import install_openapi
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.routes import (
     context,
@@ -93,4 +94,5 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         revisions,
     ):
         app.include_router(module.router)
+    install_openapi(app, settings)
     return app

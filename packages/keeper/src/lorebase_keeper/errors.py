@@ -9,6 +9,7 @@ statement when there is one (its parameters are not in it) and where it was rais
 from __future__ import annotations
 
 import logging
+import re
 import time
 import traceback
 from collections.abc import Mapping
@@ -17,10 +18,12 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from lorebase_core.errors import Issue, LorebaseError
+from lorebase_core.errors import Issue, LorebaseError, Unauthorized
 from lorebase_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     problem,
@@ -168,6 +171,49 @@ class RequestLog:
             )
 
 
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+_PARAMETER = re.compile(r"\{[^}]+\}")
+
+
+def _allowed_methods(request: Request) -> str:
+    """The methods of the path: as the OpenAPI document lists them, else as the routes serve.
+
+    The document's path parameters are single segments, so `/branches/x/merge` is the merge
+    route's, not a GET of the branch `x/merge` (the routes, which take `/` in branch names,
+    would say both). Starlette's own 405 names the first matching route's methods only.
+    """
+    path = request.scope["path"]
+    documented: set[str] = set()
+    for template, operations in request.app.openapi()["paths"].items():
+        pattern = "[^/]+".join(re.escape(part) for part in _PARAMETER.split(template))
+        if re.fullmatch(pattern, path):
+            documented.update(method.upper() for method in operations)
+    if documented:
+        return ", ".join(method for method in _METHODS if method in documented)
+    routes = request.app.router.routes
+    served = [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    ]
+    return ", ".join(served)
+
+
+async def _unauthenticated(request: Request) -> JSONResponse | None:
+    """The 401 of a request without a valid credential, or None when it has one.
+
+    A request is checked (by FastAPI, or by a route parsing its body) before the route asks who
+    calls; without a valid key the answer is the 401, never what the request's input says.
+    """
+    try:
+        await run_in_threadpool(request.app.state.keeper.authenticator.principal, request)
+    except Unauthorized as refused:
+        return _response(problem_document(refused, instance=request.url.path), 401)
+    return None
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LorebaseError)
     async def lorebase_error(request: Request, exc: LorebaseError) -> JSONResponse:
@@ -178,10 +224,17 @@ def install_error_handlers(app: FastAPI) -> None:
                 route_of(request.scope),
                 described(exc),
             )
+        elif 400 <= exc.status < 500 and exc.status != 401:
+            refused = await _unauthenticated(request)
+            if refused is not None:
+                return refused
         return _response(problem_document(exc, instance=request.url.path), exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        refused = await _unauthenticated(request)
+        if refused is not None:
+            return refused
         # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
         issues = [
             Issue(
@@ -217,5 +270,7 @@ def install_error_handlers(app: FastAPI) -> None:
             f"{request.method} {request.url.path}: {exc.detail}",
             instance=request.url.path,
         )
-        # the headers the framework set: `Allow` on a 405 names the methods the route takes
-        return _response(document, exc.status_code, exc.headers)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = _allowed_methods(request)
+        return _response(document, exc.status_code, headers)

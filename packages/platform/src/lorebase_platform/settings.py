@@ -122,7 +122,10 @@ class AgentWritesSettings(_Section):
         description="Task branches one principal may hold (409 agent-branch-limit).",
     )
     branch_prefix: str = Field(
-        default="agent/", min_length=1, description="Task branches are <prefix><principal>/<task>."
+        default="agent/",
+        min_length=1,
+        description="Task branches are <prefix><principal>/<task>; the names under it are "
+        "reserved for them (POST /branches answers 422 branch-name-reserved).",
     )
     branch_mode: Literal["overlay", "copy"] = Field(
         default="overlay", description="overlay stores only changed rows; copy stores full rows."

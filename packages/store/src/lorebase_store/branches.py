@@ -1,4 +1,10 @@
-"""Creating branches: an overlay reads its base as of the fork, a copy holds full rows."""
+"""Creating branches: an overlay reads its base as of the fork, a copy holds full rows.
+
+Branch names are unique per Domain regardless of case (`Main` beside `main` is refused), and the
+names under the prefix of task branches are created only by the agent flow. Both rules hold in
+the transaction that inserts the branch, under a lock of the Domain's row, so two concurrent
+creations cannot both pass them.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from typing import Literal
 
 import sqlalchemy as sa
 
-from lorebase_core.errors import AlreadyExists
+from lorebase_core.errors import AlreadyExists, BranchNameReserved, BranchNameTaken, Issue
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.domains import check_branch_name
@@ -29,20 +35,26 @@ def create_branch_on(
     mode: BranchMode = "overlay",
     created_by: str,
     protected: bool = False,
+    reserved_prefix: str | None = None,
 ) -> BranchInfo:
     """A branch starting at the head of `from_branch` (or at Revision `at` of it), in a write
-    transaction the caller holds."""
+    transaction the caller holds.
+
+    `reserved_prefix` (the task branches' `keeper.agent_writes.branch_prefix`) refuses the names
+    under it, in any case; the agent flow, which makes those branches, passes none.
+    """
     check_branch_name(name)
-    view = make_view(connection, domain, from_branch, at)
-    existing = connection.execute(
-        sa.select(t.branches.c.id).where(
-            t.branches.c.domain_id == view.domain.id,
-            t.branches.c.name == name,
-            t.branches.c.deleted.is_(False),
+    if reserved_prefix and name.lower().startswith(reserved_prefix.lower()):
+        raise BranchNameReserved(
+            f"Branch names under {reserved_prefix!r} are reserved for the task branches of the "
+            "agent flow (keeper.agent_writes.branch_prefix): execute an Operation with a task "
+            "to get one, or choose another name",
+            [Issue("name", f"starts with the reserved prefix {reserved_prefix!r}", "reserved")],
+            branch=name,
+            reserved_prefix=reserved_prefix,
         )
-    ).scalar()
-    if existing is not None:
-        raise AlreadyExists(f"Branch {name!r} already exists in Domain {domain!r}", branch=name)
+    view = make_view(connection, domain, from_branch, at)
+    _refuse_taken(connection, view.domain.id, domain, name)
     base_id, base_seq = view.segments[0].branch_id, view.segments[0].upto
     branch_id = inserted_id(
         connection.execute(
@@ -64,6 +76,36 @@ def create_branch_on(
     if mode == "copy":
         _copy_rows(connection, view, branch_id)
     return load_branch(connection, view.domain, name)
+
+
+def _refuse_taken(connection: sa.Connection, domain_id: int, domain: str, name: str) -> None:
+    """AlreadyExists for a live branch of that name, BranchNameTaken for one differing in case."""
+    # PostgreSQL: one branch creation (and commit) of a Domain at a time, so that the check below
+    # and the INSERT after it see the same branches; SQLite's write lock does this already.
+    connection.execute(
+        sa.select(t.domains.c.id).where(t.domains.c.id == domain_id).with_for_update()
+    )
+    found = connection.execute(
+        sa.select(t.branches.c.name)
+        .where(
+            t.branches.c.domain_id == domain_id,
+            sa.func.lower(t.branches.c.name) == name.lower(),
+            t.branches.c.deleted.is_(False),
+        )
+        .order_by(t.branches.c.name)
+    ).scalars()
+    existing = list(found)
+    if name in existing:
+        raise AlreadyExists(f"Branch {name!r} already exists in Domain {domain!r}", branch=name)
+    if existing:
+        other = existing[0]
+        raise BranchNameTaken(
+            f"Branch {other!r} already exists in Domain {domain!r} and differs from {name!r} "
+            "only in case: branch names are unique regardless of case; use that branch or "
+            "another name",
+            branch=name,
+            existing=other,
+        )
 
 
 def _copy_rows(connection: sa.Connection, view: View, branch_id: int) -> None:

@@ -175,8 +175,13 @@ class Store:
         mode: BranchMode = "overlay",
         created_by: str,
         protected: bool = False,
+        reserved_prefix: str | None = None,
     ) -> BranchInfo:
-        """A branch starting at the head of `from_branch` (or at Revision `at` of it)."""
+        """A branch starting at the head of `from_branch` (or at Revision `at` of it).
+
+        Names under `reserved_prefix` are refused (422 branch-name-reserved), and so is a name
+        a live branch has but for case (409 branch-name-taken).
+        """
         with write_transaction(self.engine) as connection:
             return create_branch_on(
                 connection,
@@ -187,6 +192,7 @@ class Store:
                 mode=mode,
                 created_by=created_by,
                 protected=protected,
+                reserved_prefix=reserved_prefix,
             )
 
     def branches(self, domain: str) -> list[BranchInfo]:

@@ -10,7 +10,7 @@ from lorebase_core.context import ContextRequestInvalid, parse_context
 from lorebase_core.errors import Issue
 from lorebase_keeper.context_pack import context_answer, context_limits
 from lorebase_keeper.reading import domain_read
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import MARKDOWN_RESPONSES, READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 
 router = APIRouter(
@@ -35,7 +35,11 @@ def _branch(body: Any) -> str | None:
     return branch
 
 
-@router.post("/context", summary="A context pack: seed Records, their neighborhood and history")
+@router.post(
+    "/context",
+    summary="A context pack: seed Records, their neighborhood and history",
+    responses=MARKDOWN_RESPONSES,
+)
 def context(
     request: Request,
     domain: str,

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request, Response
 
 from lorebase_keeper.health_report import health_json, health_markdown
 from lorebase_keeper.reading import Read, domain_read
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import MARKDOWN_RESPONSES, READ_RESPONSES
 from lorebase_keeper.routes.parameters import AT, BRANCH, FORMAT
 from lorebase_keeper.segments import SegmentRoute
 
@@ -31,6 +31,7 @@ def _answer(request: Request, read: Read, kind: str | None, markdown: bool) -> R
 @router.get(
     "/health",
     summary="How sound the data of a branch is: violations, duplicates, orphans, gaps",
+    responses=MARKDOWN_RESPONSES,
 )
 def domain_health(
     request: Request,
@@ -46,6 +47,7 @@ def domain_health(
 @router.get(
     "/kinds/{kind}/health",
     summary="The health report of one Kind and its Relations",
+    responses=MARKDOWN_RESPONSES,
 )
 def kind_health(
     request: Request,

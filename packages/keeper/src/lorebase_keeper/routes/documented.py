@@ -80,3 +80,13 @@ WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
     ),
 }
 """What the OpenAPI document says a write may answer besides its success."""
+
+
+MARKDOWN_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The answer: JSON, or Markdown for a prompt when `format` is markdown.",
+        "headers": STAMPED_HEADERS,
+        "content": {"application/json": {}, "text/markdown": {"schema": {"type": "string"}}},
+    }
+}
+"""The 200 of a read that answers Markdown when asked (`format=markdown`)."""

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from lorebase_keeper.explanation import explain_json, explain_markdown
 from lorebase_keeper.reading import domain_read, page_limit
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import MARKDOWN_RESPONSES, READ_RESPONSES
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import lineage_json
@@ -86,7 +86,11 @@ def record_lineage(
         return read.answer(request, compute)
 
 
-@router.get("/explain", summary="Why a Record exists and why its values are what they are")
+@router.get(
+    "/explain",
+    summary="Why a Record exists and why its values are what they are",
+    responses=MARKDOWN_RESPONSES,
+)
 def explain(
     request: Request,
     domain: str,

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import RevisionNotFound, TagNotFound
 from lorebase_core.schema import Schema
+from lorebase_keeper.agent_writes import agent_writes_of
 from lorebase_keeper.answers import plain, stamped
 from lorebase_keeper.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
@@ -129,6 +130,7 @@ def create_branch(request: Request, domain: str, body: BranchRequest) -> Respons
     with domain_read(request, domain, branch=body.from_branch, at=body.at) as read:
         source = read.branch
     principal.require("branch.create", domain, body.name)
+    agent_writes = agent_writes_of(keeper.settings, keeper.store.domain(domain))
     created = keeper.store.create_branch(
         domain,
         body.name,
@@ -136,6 +138,7 @@ def create_branch(request: Request, domain: str, body: BranchRequest) -> Respons
         at=body.at,
         mode=body.mode,
         created_by=principal.id,
+        reserved_prefix=agent_writes.branch_prefix,
     )
     return plain(
         {"domain": domain, **created.to_json()}, status=201, revision=created.head_revision

@@ -1,0 +1,151 @@
+"""The published OpenAPI document and the answers it promises (docs/security.md).
+
+`make security` runs schemathesis against it; these are the rules it found broken, kept here:
+the document declares how callers authenticate, answers without a valid key are 401 before
+anything else, a 405 lists the path's methods in `Allow`, and Markdown answers are declared.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from packages.keeper.tests.conftest import Keys
+from packages.keeper.tests.test_app import assert_problem
+
+from lorebase_keeper.app import create_app
+from lorebase_platform.settings import Settings
+from lorebase_store.store import Store
+
+pytestmark = pytest.mark.anyio
+
+API = "/api/v1/domains/supply"
+
+
+@pytest.fixture
+async def anonymous(keeper: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=keeper)
+    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as client:
+        yield client
+
+
+async def test_the_document_requires_an_api_key_except_on_the_probes(
+    anonymous: httpx.AsyncClient,
+) -> None:
+    document = (await anonymous.get("/openapi.json")).json()
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["bearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": schemes["bearer"]["description"],
+    }
+    assert (schemes["apiKey"]["in"], schemes["apiKey"]["name"]) == ("header", "X-API-Key")
+    assert document["security"] == [{"bearer": []}, {"apiKey": []}]
+    open_operations = sorted(
+        f"{method.upper()} {path}"
+        for path, methods in document["paths"].items()
+        for method, operation in methods.items()
+        if operation.get("security") == []
+    )
+    assert open_operations == ["GET /healthz", "GET /readyz"]
+
+
+async def test_with_auth_none_the_document_requires_nothing(supply: Store) -> None:
+    app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=supply)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as client:
+        document = (await client.get("/openapi.json")).json()
+    assert "security" not in document
+    assert "securitySchemes" not in document.get("components", {})
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        pytest.param("POST", f"{API}/branches", {}, id="branches-without-name"),
+        pytest.param("GET", f"{API}/diff", None, id="diff-without-from"),
+        pytest.param("POST", f"{API}/proposals/prp_x/reviews", {}, id="review-without-verdict"),
+        pytest.param("GET", f"{API}/kinds/Supplier/records?limit=x", None, id="bad-query"),
+        pytest.param("POST", f"{API}/resolve", {}, id="resolve-without-text"),
+        pytest.param("POST", f"{API}/query", {"kind": 1}, id="query-invalid"),
+        pytest.param("GET", "/api/v1/domains/nope/schema", None, id="unknown-domain"),
+    ],
+)
+@pytest.mark.parametrize(
+    "credential", [pytest.param({}, id="none"), pytest.param(Keys.header("lbk_x"), id="unknown")]
+)
+async def test_an_invalid_request_without_a_valid_key_is_401_not_422(
+    anonymous: httpx.AsyncClient,
+    method: str,
+    path: str,
+    body: object,
+    credential: dict[str, str],
+) -> None:
+    answer = await anonymous.request(method, path, json=body, headers=credential)
+    assert_problem(answer, 401, "unauthorized")
+    assert answer.headers["www-authenticate"].startswith("Bearer")
+
+
+async def test_an_invalid_request_with_a_valid_key_lists_its_issues(
+    http: httpx.AsyncClient,
+) -> None:
+    answer = await http.post(f"{API}/branches", json={})
+    problem = assert_problem(answer, 422, "invalid-input")
+    assert [issue["path"] for issue in problem["issues"]] == ["name"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        pytest.param("DELETE", f"{API}/branches", "GET, POST", id="two-routes-one-path"),
+        pytest.param("TRACE", "/healthz", "GET", id="probe"),
+        pytest.param("PUT", f"{API}/query", "POST", id="post-only"),
+        pytest.param("OPTIONS", f"{API}/branches/0/merge", "POST", id="documented-shape"),
+        pytest.param("DELETE", f"{API}/branches/agent/x/y", "GET", id="slashes-in-a-name"),
+    ],
+)
+async def test_a_405_lists_every_method_of_the_path_in_allow(
+    http: httpx.AsyncClient, method: str, path: str, allowed: str
+) -> None:
+    answer = await http.request(method, path)
+    assert_problem(answer, 405, "method-not-allowed")
+    assert answer.headers["allow"] == allowed
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "route", "body"),
+    [
+        pytest.param("GET", f"{API}/health", "/health", None, id="health"),
+        pytest.param(
+            "GET", f"{API}/kinds/Supplier/health", "/kinds/{kind}/health", None, id="kind"
+        ),
+        pytest.param(
+            "GET",
+            f"{API}/kinds/Supplier/records/S-1001/explain",
+            "/kinds/{kind}/records/{key}/explain",
+            None,
+            id="explain",
+        ),
+        pytest.param(
+            "POST",
+            f"{API}/context",
+            "/context",
+            {"refs": ["Supplier/S-1001"], "format": "markdown"},
+            id="context",
+        ),
+    ],
+)
+async def test_markdown_answers_are_declared_in_the_document(
+    http: httpx.AsyncClient, method: str, path: str, route: str, body: object
+) -> None:
+    document = (await http.get("/openapi.json")).json()
+    declared = document["paths"][f"{API.replace('supply', '{domain}')}{route}"][method.lower()]
+    ok = declared["responses"]["200"]
+    assert set(ok["content"]) == {"application/json", "text/markdown"}
+    assert set(ok["headers"]) == {"Lorebase-Revision", "ETag"}
+    params = None if body is not None else {"format": "markdown"}
+    answer = await http.request(method, path, params=params, json=body)
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"].split(";")[0] == "text/markdown"
