@@ -1,7 +1,7 @@
 """Writes under grants narrowed to Kinds (docs/auth.md, docs/writes.md).
 
 The supply example gets `update_part`, `set_supplier_contact` and `set_supply_lead_time` (from
-test_proposal_scope). Principals: `admin`, `editor` (editor everywhere), `part_editor` (editor
+test_proposal_scope) and `set_supplier_vat` (a confidential, unique Attribute). Principals: `admin`, `editor` (editor everywhere), `part_editor` (editor
 narrowed to Part), `part_agent` (a service principal, editor narrowed to Part on main and
 agent/*), `part_reviewer` (reviewer narrowed to Part), `split` (viewer of every Kind, editor
 narrowed to Part) and `supplier_editor` (editor narrowed to Supplier, without clearances).
@@ -29,6 +29,15 @@ from lorebase_store.store import Store
 pytestmark = pytest.mark.anyio
 
 API = "/api/v1/domains/supply"
+VAT = """
+  set_supplier_vat:
+    description: Set the VAT number of a supplier.
+    parameters:
+      key: {type: string, required: true, description: The supplier.}
+      vat_number: {type: string, description: The VAT number (the parameter is not tagged).}
+    edits:
+      - update_record: {kind: Supplier, key: $key, values: {vat_number: $vat_number}}
+"""
 
 
 @dataclass
@@ -94,7 +103,7 @@ def supply_plus(store: Store, tmp_path: Path) -> Store:
     shutil.copytree(SUPPLY, copy)
     schema = copy / "schema.yaml"
     marker = "\noperations:\n"
-    schema.write_text(schema.read_text().replace(marker, marker + OPERATIONS + "\n", 1))
+    schema.write_text(schema.read_text().replace(marker, marker + OPERATIONS + VAT + "\n", 1))
     import_directory(store, copy)
     return store
 
@@ -287,6 +296,26 @@ async def test_sensitive_values_may_be_written_and_are_masked_in_the_answer(worl
     assert done.status_code == 200, done.text
     assert email not in done.text
     assert await world.value("Supplier", "S-1004", "contact_email", "work") == email
+
+
+async def test_a_refusal_does_not_show_which_records_hold_an_unreadable_value(
+    world: World,
+) -> None:
+    taken = "DE281746350"  # S-1002's VAT number (confidential)
+    body = {"parameters": {"key": "S-1001", "vat_number": taken}, "branch": "work"}
+    dry = await world.run("supplier_editor", "set_supplier_vat", {**body, "dry_run": True})
+    assert dry.status_code == 200, dry.text
+    [violation] = dry.json()["violations"]
+    assert violation["code"] == "value.unique"
+    assert violation["path"] == "Supplier vat_number"
+    assert taken not in dry.text
+    assert "S-1002" not in dry.text
+    refused = await world.run("supplier_editor", "set_supplier_vat", body)
+    problem = assert_problem(refused, 422, "values-invalid")
+    assert problem["issues"] == [violation]
+    assert "S-1002" not in refused.text
+    admin = await world.run("admin", "set_supplier_vat", body)
+    assert "S-1002" in assert_problem(admin, 422, "values-invalid")["issues"][0]["path"]  # type: ignore[index]
 
 
 # -- writes that are not Operations --------------------------------------------------------------

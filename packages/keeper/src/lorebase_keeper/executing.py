@@ -44,6 +44,8 @@ from lorebase_keeper.proposal_scope import ProposalScopes
 from lorebase_keeper.proposal_shapes import approval_state
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.write_scope import (
+    masked_invalid,
+    masked_issues,
     masked_run,
     merge_check,
     operation_scope,
@@ -240,12 +242,20 @@ def execute_operation(
         request.message or f"Run {operation}",
         scope,
     )
-    if request.dry_run:
+    try:
+        return _dispatch(call)
+    except ValuesInvalid as refused:  # a refusal shows no value the caller may not read
+        raise masked_invalid(refused, schema, scope) from None
+
+
+def _dispatch(call: _Call) -> Answer:
+    if call.request.dry_run:
         return _dry_run(call)
+    key = call.key
     if key is not None:
-        earlier = store.writes.invocation(domain_name, principal.id, key)
+        earlier = call.writes.invocation(call.domain.name, call.principal.id, key)
         if earlier is not None:
-            if earlier.request_digest != digest:
+            if earlier.request_digest != call.digest:
                 raise IdempotencyKeyReused(
                     f"Idempotency key {key!r} was used for another request "
                     f"({earlier.operation}, invocation {earlier.id}); send a new key",
@@ -312,7 +322,9 @@ def _dry_run(call: _Call) -> Answer:
         "parameters": parameters,
         "edits": edits,
         "edit_count": dry.changes,
-        "violations": [issue.to_json() for issue in dry.violations],
+        "violations": [
+            issue.to_json() for issue in masked_issues(dry.violations, call.schema, call.scope)
+        ],
         "review": {"required": reason is not None, "reason": reason},
         "replayed": False,
     }

@@ -12,8 +12,8 @@ the grants giving the write's permission cover (`Principal.write_kinds`):
 - a merge reaching beyond those Kinds is 403 `merge-outside-scope`, and writes nothing;
 - a vector of a Record of a Kind the caller reads but does not write is 403 `kind-forbidden`.
 
-Values the caller may not read stay masked in what a dry run answers and in the Conflicts a
-refused branch merge lists (writing is not reading).
+Values the caller may not read stay masked in what a dry run answers, in the Conflicts a
+refused branch merge lists and in `value.unique` refusals (writing is not reading).
 """
 
 from __future__ import annotations
@@ -24,10 +24,12 @@ from typing import Any
 from lorebase_core.access import ReadScope
 from lorebase_core.changes import Change, DeleteRecord, UpsertRecord
 from lorebase_core.errors import (
+    Issue,
     KindForbidden,
     MergeConflicts,
     MergeOutsideScope,
     OperationNotFound,
+    ValuesInvalid,
 )
 from lorebase_core.operations import MASK
 from lorebase_core.schema import Schema
@@ -210,3 +212,33 @@ def _masked_conflict(conflict: dict[str, Any], schema: Schema, scope: ReadScope)
         elif hidden and value is not None:
             masked[side] = MASK
     return masked
+
+
+def masked_issues(issues: list[Issue], schema: Schema, scope: ReadScope) -> list[Issue]:
+    """Refusals that would show an unreadable value of other Records, without them.
+
+    A `value.unique` issue (`Kind key, key attribute`) names the Records sharing the value;
+    for an Attribute the caller may not read it keeps the Kind, the Attribute and the code only.
+    """
+    shown = []
+    for issue in issues:
+        words = issue.path.split(" ")
+        kind = schema.kinds.get(words[0])
+        rules = kind.attributes.get(words[-1]) if kind is not None and len(words) > 1 else None
+        if issue.code == "value.unique" and rules is not None and not scope.value_readable(rules):
+            issue = Issue(
+                f"{words[0]} {words[-1]}",
+                f"the value is not unique; the Records holding it are not shown (the Attribute "
+                f"is {', '.join(rules.sensitivity)} and your grants lack that clearance)",
+                issue.code,
+            )
+        shown.append(issue)
+    return shown
+
+
+def masked_invalid(refused: ValuesInvalid, schema: Schema, scope: ReadScope) -> ValuesInvalid:
+    """A 422 values-invalid with `masked_issues`."""
+    issues = masked_issues(list(refused.issues), schema, scope)
+    if issues == list(refused.issues):
+        return refused
+    return ValuesInvalid(refused.detail, issues, **refused.extra)
