@@ -150,6 +150,18 @@ class ReadScope:
         masked.update((name, value) for name, value in values.items() if name not in masked)
         return masked
 
+    def mask_given(
+        self, attributes: Mapping[str, ValueRules], values: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Only the given values, those the caller may not read as `***`: for what an edit
+        writes, where an Attribute left out is one the edit does not touch (not a hidden one)."""
+        return {
+            name: MASK
+            if name in attributes and not self.value_readable(attributes[name])
+            else value
+            for name, value in values.items()
+        }
+
     def changed_names(
         self, attributes: Mapping[str, ValueRules], names: Iterable[str], change: str
     ) -> list[str]:

@@ -15,6 +15,7 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     ├── Forbidden                     403 forbidden
     │   ├── KindForbidden             403 kind-forbidden
     │   ├── HistoryForbidden          403 history-forbidden
+    │   ├── MergeOutsideScope         403 merge-outside-scope
     │   └── AttributeForbidden        403 attribute-forbidden
     ├── NotFound                      404 not-found
     │   ├── DomainNotFound            404 domain-not-found
@@ -166,6 +167,13 @@ class KindForbidden(Forbidden):
 
     code = "kind-forbidden"
     title = "Kind not readable"
+
+
+class MergeOutsideScope(Forbidden):
+    """A merge would write Records or Links of Kinds the caller's grants on the target skip."""
+
+    code = "merge-outside-scope"
+    title = "The merge reaches beyond your grants"
 
 
 class HistoryForbidden(Forbidden):

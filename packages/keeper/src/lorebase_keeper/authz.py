@@ -3,7 +3,8 @@
 A grant gives a principal one role on the branches of a Domain whose names match a glob
 (`main`, `agent/*`, `*`), maybe narrowed to Kinds, maybe with clearances for sensitive values.
 The permissions of a request are the union of the roles of the grants that match its Domain and
-branch; a read scope is narrowed to Kinds only when every matching grant is.
+branch; a read scope is narrowed to Kinds only when every matching grant is. A write reaches the
+Kinds of the grants that give its permission (`write_kinds`), within the read scope.
 """
 
 from __future__ import annotations
@@ -100,6 +101,22 @@ class Principal:
         return ReadScope(
             frozenset(kinds) if kinds is not None else None, clearances, invisible_kinds
         )
+
+    def write_kinds(
+        self, domain: str, branch: str, permissions: tuple[str, ...]
+    ) -> frozenset[str] | None:
+        """The Kinds the grants giving any of `permissions` on a branch cover (None: every Kind).
+
+        A grant that only reads widens what one reads, never what one writes.
+        """
+        kinds: set[str] = set()
+        for grant in self.matching(domain, branch):
+            if not set(permissions) & ROLES.get(grant.role, frozenset()):
+                continue
+            if grant.kinds is None:
+                return None
+            kinds.update(grant.kinds)
+        return frozenset(kinds)
 
     def to_json(self) -> dict[str, object]:
         return {

@@ -15,11 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from lorebase_core.access import ReadScope
 from lorebase_core.changes import Origin
 from lorebase_core.errors import (
     IdempotencyKeyReused,
     InvalidInput,
     Issue,
+    MergeOutsideScope,
     ReviewRequired,
     ValuesInvalid,
 )
@@ -41,6 +43,14 @@ from lorebase_keeper.authz import Principal
 from lorebase_keeper.proposal_scope import ProposalScopes
 from lorebase_keeper.proposal_shapes import approval_state
 from lorebase_keeper.reading import Keeper
+from lorebase_keeper.write_scope import (
+    masked_invalid,
+    masked_issues,
+    masked_run,
+    merge_check,
+    operation_scope,
+    write_permissions,
+)
 from lorebase_platform.settings import AgentWritesSettings
 from lorebase_store.commits import CommitRequest
 from lorebase_store.executions import (
@@ -106,6 +116,7 @@ class _Call:
     invocation_id: str
     digest: str
     message: str
+    scope: ReadScope
 
     @property
     def writes(self) -> Writes:
@@ -206,6 +217,8 @@ def execute_operation(
     branch = store.branch(domain_name, request.branch or domain.default_branch)
     principal.require("data.read", domain_name, branch.name)
     schema = store.schema(domain_name, branch=branch.name)
+    # an Operation reaching a Kind the caller does not read answers like an unknown one
+    scope = operation_scope(keeper, principal, domain_name, branch.name, schema, operation)
     invocation_id = new_id("inv")
     execution = plan_execution(schema, operation, request.parameters, invocation_id)
     _require_operation(
@@ -232,13 +245,22 @@ def execute_operation(
         invocation_id,
         digest,
         request.message or f"Run {operation}",
+        scope,
     )
-    if request.dry_run:
+    try:
+        return _dispatch(call)
+    except ValuesInvalid as refused:  # a refusal shows no value the caller may not read
+        raise masked_invalid(refused, schema, scope) from None
+
+
+def _dispatch(call: _Call) -> Answer:
+    if call.request.dry_run:
         return _dry_run(call)
+    key = call.key
     if key is not None:
-        earlier = store.writes.invocation(domain_name, principal.id, key)
+        earlier = call.writes.invocation(call.domain.name, call.principal.id, key)
         if earlier is not None:
-            if earlier.request_digest != digest:
+            if earlier.request_digest != call.digest:
                 raise IdempotencyKeyReused(
                     f"Idempotency key {key!r} was used for another request "
                     f"({earlier.operation}, invocation {earlier.id}); send a new key",
@@ -289,17 +311,25 @@ def _dry_run(call: _Call) -> Answer:
         call.commit_request(call.branch.name, call.request.expected_head), call.execution.changes
     )
     reason = _review_reason(call)
+    operation = call.schema.operations[call.operation]
+    parameters, edits = masked_run(
+        operation,
+        call.schema,
+        call.scope,
+        parameter_view(operation, call.execution.parameters),
+        call.execution.edits,
+    )
     body = {
         "status": "dry_run",
         "operation": call.operation,
         "branch": call.branch.name,
         "revision": dry.head,
-        "parameters": parameter_view(
-            call.schema.operations[call.operation], call.execution.parameters
-        ),
-        "edits": call.execution.edits,
+        "parameters": parameters,
+        "edits": edits,
         "edit_count": dry.changes,
-        "violations": [issue.to_json() for issue in dry.violations],
+        "violations": [
+            issue.to_json() for issue in masked_issues(dry.violations, call.schema, call.scope)
+        ],
         "review": {"required": reason is not None, "reason": reason},
         "replayed": False,
     }
@@ -460,16 +490,28 @@ def _agent_flow(call: _Call, reason: str) -> Answer:
     state = approval_state(call.keeper.store, call.keeper.settings, proposal)
     performed, deleted = False, False
     if requested and allowed and not state["blockers"]:
-        merged = call.writes.merge(
-            domain,
-            proposal.id,
-            actor=call.principal.id,
-            message=f"Merge {proposal.title} ({proposal.id})",
-            max_event_edits=operations_of(call.keeper.settings, call.domain).side_effect_max_edits,
-            delete_source=agent_writes.delete_branch_on_merge,
-            automatic=True,
+        # others may write on the task branch too: merge only what the caller writes itself
+        operation = call.schema.operations[call.operation]
+        check = merge_check(
+            call.keeper, call.principal, domain, branch_name, target, write_permissions(operation)
         )
-        proposal, performed, deleted = merged.proposal, merged.outcome.merged, merged.branch_deleted
+        max_edits = operations_of(call.keeper.settings, call.domain).side_effect_max_edits
+        try:
+            merged = call.writes.merge(
+                domain,
+                proposal.id,
+                actor=call.principal.id,
+                message=f"Merge {proposal.title} ({proposal.id})",
+                max_event_edits=max_edits,
+                delete_source=agent_writes.delete_branch_on_merge,
+                automatic=True,
+                check=check,
+            )
+        except MergeOutsideScope:
+            allowed = False
+        else:
+            proposal, performed = merged.proposal, merged.outcome.merged
+            deleted = merged.branch_deleted
     return _flow_answer(
         call,
         invocation,

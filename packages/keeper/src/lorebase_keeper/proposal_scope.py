@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -162,7 +162,7 @@ class ProposalScopes:
         for entry in proposal.executions:
             invocation = reach.invocations.get(str(entry.get("invocation_id")))
             shown = invocation is not None and all(
-                _edit_visible(edit, schema, scope) for edit in invocation.edits
+                edit_visible(edit, schema, scope) for edit in invocation.edits
             )
             seen.append(shown)
             if shown and invocation is not None:
@@ -254,7 +254,7 @@ class ProposalScopes:
         operation = schema.operations.get(str(entry.get("operation")))
         if operation is None:
             return entry
-        hidden = _hidden_parameters(operation, schema, scope) & set(parameters)
+        hidden = hidden_parameters(operation, schema, scope) & set(parameters)
         if not hidden:
             return entry
         agent_writes = agent_writes_of(self.keeper.settings, self.keeper.store.domain(self.domain))
@@ -291,10 +291,20 @@ def _everything(scope: ReadScope) -> bool:
     return scope.kinds is None and set(SENSITIVITY_TAGS) <= scope.clearances
 
 
-def _edit_visible(edit: dict[str, Any], schema: Schema, scope: ReadScope) -> bool:
-    if "kind" in edit:
+def edit_visible(edit: Mapping[str, object], schema: Schema, scope: ReadScope) -> bool:
+    """Whether the scope covers an edit (as executions store it): its Kind, or its Relation
+    with both end Kinds."""
+    if edit.get("kind") is not None:
         return scope.kind_visible(str(edit["kind"]))
     return scope.relation_visible(schema, str(edit.get("relation")))
+
+
+def operation_visible(operation: OperationDef, schema: Schema, scope: ReadScope) -> bool:
+    """Whether the scope covers every edit an Operation declares (what its executions write)."""
+    return all(
+        edit_visible({"kind": edit.kind, "relation": edit.relation}, schema, scope)
+        for edit in operation.edits
+    )
 
 
 def _conflict_visible(conflict: ConflictInfo, schema: Schema, scope: ReadScope) -> bool:
@@ -303,7 +313,7 @@ def _conflict_visible(conflict: ConflictInfo, schema: Schema, scope: ReadScope) 
     return scope.relation_visible(schema, conflict.ref.split(":", 1)[0])
 
 
-def _hidden_parameters(operation: OperationDef, schema: Schema, scope: ReadScope) -> set[str]:
+def hidden_parameters(operation: OperationDef, schema: Schema, scope: ReadScope) -> set[str]:
     """Parameters whose values an edit writes into an Attribute the caller may not read."""
     hidden: set[str] = set()
     for edit in operation.edits:

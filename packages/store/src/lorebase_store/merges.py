@@ -15,13 +15,14 @@ A Conflict with a resolution (`source`, `target`, or `value` with its value) is 
 When none is left open, the merge commits the taken changes on the target as one Revision whose
 parents are the target head and the source head; a value brought from the source keeps the
 Revision that set it there in its provenance (the row version names the merge Revision).
-`fast_forward` names a merge whose target did not change since the base.
+`fast_forward` names a merge whose target did not change since the base. A `MergeCheck` given to
+a merge sees the plan before anything is written and may refuse it by raising.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -90,6 +91,10 @@ class MergePlan:
     @property
     def counts(self) -> dict[str, int]:
         return dict(sorted(Counter(conflict.code for conflict in self.conflicts).items()))
+
+
+MergeCheck = Callable[[Schema, MergePlan], None]
+"""Called with the target's schema and the plan before a merge writes; raises to refuse it."""
 
 
 def merge_base(

@@ -27,7 +27,7 @@ from lorebase_store.diff import touched
 from lorebase_store.engine import is_sqlite
 from lorebase_store.executions import Invocation, invocations_of_proposal, write_operation_events
 from lorebase_store.ids import new_id
-from lorebase_store.merges import FoundConflict, MergePlan, Resolution, plan_merge
+from lorebase_store.merges import FoundConflict, MergeCheck, MergePlan, Resolution, plan_merge
 from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.views import branch_by_id, lineage, load_branch
 
@@ -541,8 +541,13 @@ def merge_proposal(
     actor: str,
     message: str,
     max_event_edits: int,
+    check: MergeCheck | None = None,
 ) -> MergeOutcome:
-    """Merge an open Proposal when no Conflict is open; its reviewed executions' events with it."""
+    """Merge an open Proposal when no Conflict is open; its reviewed executions' events with it.
+
+    `check` sees the plan before anything is merged; when it raises, the attempt is rolled back
+    with the rest of the transaction.
+    """
     if proposal.status != "open":
         raise ProposalNotOpen(
             f"Proposal {proposal.id!r} is {proposal.status}", proposal=proposal.id
@@ -553,6 +558,8 @@ def merge_proposal(
             sa.select(t.branches.c.id).where(t.branches.c.id == target.id).with_for_update()
         )
     plan, attempt = attempt_merge(connection, domain, schema, proposal, actor)
+    if check is not None:
+        check(schema, plan)
     if plan.conflicts:
         return MergeOutcome(False, None, attempt)
     head = target.head_revision

@@ -30,7 +30,7 @@ from lorebase_store.executions import (
     find_invocation,
     invocation_by_id,
 )
-from lorebase_store.merges import MergePlan, Resolution, plan_merge
+from lorebase_store.merges import MergeCheck, MergePlan, Resolution, plan_merge
 from lorebase_store.proposals import (
     Attempt,
     ConflictInfo,
@@ -322,8 +322,11 @@ class Writes:
         max_event_edits: int,
         delete_source: bool,
         automatic: bool = False,
+        check: MergeCheck | None = None,
     ) -> Merged:
-        """Merge the Proposal (when no Conflict is open) and delete its task branch if asked."""
+        """Merge the Proposal (when no Conflict is open) and delete its task branch if asked.
+
+        `check` sees the merge plan first and may refuse it by raising (nothing is kept)."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
             proposal = load_proposal(connection, info, proposal_id, lock=True)
@@ -336,6 +339,7 @@ class Writes:
                 actor=actor,
                 message=message,
                 max_event_edits=max_event_edits,
+                check=check,
             )
             deleted = False
             if outcome.merged:
@@ -394,8 +398,11 @@ class Writes:
         message: str,
         resolutions: Mapping[tuple[str, str], Resolution],
         expected_head: str | None = None,
+        check: MergeCheck | None = None,
     ) -> BranchMerge:
-        """Merge `source` into `into` now; 409 merge-conflicts lists what stays open."""
+        """Merge `source` into `into` now; 409 merge-conflicts lists what stays open.
+
+        `check` sees the merge plan first and may refuse it by raising (nothing is written)."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
             target = load_branch(connection, info, into)
@@ -407,6 +414,8 @@ class Writes:
             source_branch = load_branch(connection, info, source)
             schema = schema_at(connection, info, target.head_revision)
             plan = plan_merge(connection, schema, source_branch, target, resolutions)
+            if check is not None:
+                check(schema, plan)
             if plan.conflicts:
                 raise MergeConflicts(
                     f"Merging {source!r} into {into!r} meets {len(plan.conflicts)} Conflict(s); "

@@ -68,7 +68,10 @@ READ_RESPONSES: dict[int | str, dict[str, Any]] = {
 WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: _problem("Malformed input: malformed-json, bad-request."),
     401: _problem("No API key, or one Keeper does not accept."),
-    403: _problem("forbidden: a permission the caller lacks on the branch."),
+    403: _problem(
+        "forbidden: a permission the caller lacks on the branch; kind-forbidden,"
+        " merge-outside-scope: a Kind its grants do not write."
+    ),
     404: _problem("domain-, branch-, operation-, proposal-, conflict-not-found."),
     409: _problem(
         "review-required, stale-head, already-exists, agent-branch-limit, idempotency-key-reused,"

@@ -5,7 +5,7 @@ GET .../conflicts, POST .../conflicts/{c}/resolve, and POST /branches/{branch}/m
 A Proposal is visible to whoever reads its target branch, limited to the read scope there
 (`proposal_scope`: one touching only invisible Kinds answers like an unknown one); acting on it
 takes the permission the action names on the target (proposal.review, proposal.merge), or being
-its author (close).
+its author (close). A merge reaching Kinds beyond the caller's is refused (`write_scope`).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from lorebase_keeper.proposal_shapes import approval_state, conflict_json, propo
 from lorebase_keeper.reading import Keeper, keeper_of
 from lorebase_keeper.routes.documented import WRITE_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.write_scope import masked_conflicts, merge_check
 from lorebase_store.merges import Resolution
 from lorebase_store.proposals import ProposalInfo
 
@@ -230,6 +231,7 @@ def merge(
         message=message,
         max_event_edits=operations_of(keeper.settings, domain_info).side_effect_max_edits,
         delete_source=_deletes_source(keeper, domain, found),
+        check=merge_check(keeper, principal, domain, found.source_branch, found.target_branch),
     )
     if not merged.outcome.merged:
         [seen] = ProposalScopes(keeper, principal, domain).scoped([merged.proposal])
@@ -376,15 +378,19 @@ def merge_branch(
     resolutions: dict[tuple[str, str], Resolution] = {
         (item.ref, item.attribute or ""): (item.resolution, item.value) for item in body.resolutions
     }
-    done = keeper.store.writes.merge_branch(
-        domain,
-        source.name,
-        into=into,
-        author=principal.id,
-        message=body.message or f"Merge {source.name} into {into}",
-        resolutions=resolutions,
-        expected_head=body.expected_head,
-    )
+    try:
+        done = keeper.store.writes.merge_branch(
+            domain,
+            source.name,
+            into=into,
+            author=principal.id,
+            message=body.message or f"Merge {source.name} into {into}",
+            resolutions=resolutions,
+            expected_head=body.expected_head,
+            check=merge_check(keeper, principal, domain, source.name, into),
+        )
+    except MergeConflicts as refused:
+        raise masked_conflicts(keeper, principal, domain, into, refused) from None
     return plain(
         {
             "domain": domain,

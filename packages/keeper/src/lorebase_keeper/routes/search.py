@@ -18,6 +18,7 @@ from lorebase_keeper.bodies import branch_and_at, json_object
 from lorebase_keeper.reading import domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.write_scope import require_kind_writable
 from lorebase_store.engine import write_transaction
 from lorebase_store.search import put_vector
 
@@ -88,6 +89,7 @@ def put_record_vector(
         read.principal.require("operation.execute", domain, read.branch)
         schema = read.reader.schema
         read.scope.kind(schema, kind)
+        require_kind_writable(read.principal, domain, read.branch, kind, "operation.execute")
         embedding = schema.search.embedding
         if embedding is None:
             raise SemanticUnavailable(

@@ -1,0 +1,244 @@
+"""What a caller may write under grants narrowed to Kinds (docs/auth.md, docs/writes.md).
+
+A write reaches Kinds: an Operation those its declared edits touch (an edit of a Link touches
+both end Kinds of its Relation, as in `proposal_scope`), a merge those of the Records, Links and
+Conflicts its plan holds. The caller may write the Kinds it reads (`Principal.read_scope`) that
+the grants giving the write's permission cover (`Principal.write_kinds`):
+
+- an Operation touching a Kind the caller does not read is unknown to it: 404
+  `operation-not-found`, word for word the answer for an unknown Operation (403 `kind-forbidden`
+  with `keeper.auth.authz.invisible_kinds: false`); one touching a Kind it reads but its write
+  grants do not cover is 403 `kind-forbidden`;
+- a merge reaching beyond those Kinds is 403 `merge-outside-scope`, and writes nothing;
+- a vector of a Record of a Kind the caller reads but does not write is 403 `kind-forbidden`.
+
+Values the caller may not read stay masked in what a dry run answers, in the Conflicts a
+refused branch merge lists and in `value.unique` refusals (writing is not reading).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from lorebase_core.access import ReadScope
+from lorebase_core.changes import Change, DeleteRecord, UpsertRecord
+from lorebase_core.errors import (
+    Issue,
+    KindForbidden,
+    MergeConflicts,
+    MergeOutsideScope,
+    OperationNotFound,
+    ValuesInvalid,
+)
+from lorebase_core.operations import MASK
+from lorebase_core.schema import Schema
+from lorebase_core.schema.model import OperationDef, ValueRules
+from lorebase_keeper.authz import Principal
+from lorebase_keeper.proposal_scope import edit_visible, hidden_parameters, operation_visible
+from lorebase_keeper.reading import Keeper
+from lorebase_store.merges import MergeCheck, MergePlan
+
+
+def write_permissions(operation: OperationDef) -> tuple[str, ...]:
+    """The permissions whose grants may run an Operation (its own, or execute_custom)."""
+    return (*operation.permissions, "operation.execute_custom")
+
+
+def _scope(keeper: Keeper, principal: Principal, domain: str, branch: str) -> ReadScope:
+    return principal.read_scope(
+        domain, branch, invisible_kinds=keeper.settings.keeper.auth.authz.invisible_kinds
+    )
+
+
+def _narrowed(scope: ReadScope, kinds: frozenset[str] | None) -> ReadScope:
+    """The scope limited to `kinds` as well (None: no further limit)."""
+    if kinds is None:
+        return scope
+    within = kinds if scope.kinds is None else scope.kinds & kinds
+    return ReadScope(within, scope.clearances, scope.invisible_kinds)
+
+
+def operation_scope(
+    keeper: Keeper, principal: Principal, domain: str, branch: str, schema: Schema, name: str
+) -> ReadScope:
+    """The caller's read scope on the branch, once the Operation is checked against it."""
+    scope = _scope(keeper, principal, domain, branch)
+    operation = schema.operations.get(name)
+    if operation is None:  # plan_execution answers an unknown Operation
+        return scope
+    if not operation_visible(operation, schema, scope):
+        if scope.invisible_kinds:
+            raise OperationNotFound(  # word for word plan_execution's
+                f"Operation {name!r} does not exist in Domain {schema.domain.name!r}",
+                operation=name,
+            )
+        raise KindForbidden(
+            f"Your grants do not cover every Kind that Operation {name!r} edits", operation=name
+        )
+    writable = principal.write_kinds(domain, branch, write_permissions(operation))
+    outside = sorted(_kinds(operation, schema) - writable) if writable else []
+    if outside:  # no grant giving the permissions at all: the permission check answers
+        granted = ", ".join(sorted(writable or ())) or "none"
+        raise KindForbidden(
+            f"Operation {name!r} edits Kind {outside[0]!r}; your grants on branch {branch!r} "
+            f"write Kinds {granted} only: ask an administrator for a grant",
+            operation=name,
+            kind=outside[0],
+        )
+    return scope
+
+
+def require_kind_writable(
+    principal: Principal, domain: str, branch: str, kind: str, permission: str
+) -> None:
+    """403 kind-forbidden when the grants giving `permission` on the branch skip a read Kind."""
+    writable = principal.write_kinds(domain, branch, (permission,))
+    if writable and kind not in writable:
+        granted = ", ".join(sorted(writable)) or "none"
+        raise KindForbidden(
+            f"Your grants give {permission} on branch {branch!r} for Kinds {granted} only, not "
+            f"for {kind!r}: ask an administrator for a grant",
+            kind=kind,
+        )
+
+
+def _kinds(operation: OperationDef, schema: Schema) -> set[str]:
+    found: set[str] = set()
+    for edit in operation.edits:
+        if edit.kind is not None:
+            found.add(edit.kind)
+        elif edit.relation is not None and edit.relation in schema.relations:
+            relation = schema.relations[edit.relation]
+            found |= {relation.from_kind, relation.to_kind}
+    return found
+
+
+def masked_run(
+    operation: OperationDef,
+    schema: Schema,
+    scope: ReadScope,
+    parameters: Mapping[str, Any],
+    edits: list[dict[str, object]],
+) -> tuple[dict[str, Any], list[dict[str, object]]]:
+    """A dry run's parameters and edits with the values the caller may not read as `***`."""
+    hidden = hidden_parameters(operation, schema, scope)
+    shown = {name: MASK if name in hidden else value for name, value in parameters.items()}
+    masked = []
+    for edit in edits:
+        values = edit.get("values")
+        if isinstance(values, dict):
+            if edit.get("kind") is not None:
+                attributes = schema.kinds[str(edit["kind"])].attributes
+            else:
+                attributes = schema.relations[str(edit["relation"])].attributes
+            edit = {**edit, "values": scope.mask_given(attributes, values)}
+        masked.append(edit)
+    return shown, masked
+
+
+def merge_check(
+    keeper: Keeper,
+    principal: Principal,
+    domain: str,
+    source: str,
+    target: str,
+    permissions: tuple[str, ...] = ("proposal.merge",),
+) -> MergeCheck | None:
+    """Refuses a merge into `target` that writes beyond the Kinds the caller reads there and
+    its grants giving `permissions` cover (None: nothing to refuse)."""
+    scope = _narrowed(
+        _scope(keeper, principal, domain, target),
+        principal.write_kinds(domain, target, permissions),
+    )
+    if scope.kinds is None:
+        return None
+
+    def check(schema: Schema, plan: MergePlan) -> None:
+        reached = [_changed(change) for change in plan.changes]
+        reached += [_conflicted(c.entity, c.ref) for c in (*plan.conflicts, *plan.resolved)]
+        if all(edit_visible(edit, schema, scope) for edit in reached):
+            return
+        raise MergeOutsideScope(
+            f"Merging {source!r} into {target!r} writes Records or Links your grants on "
+            f"{target!r} do not cover; someone whose grants cover them merges it",
+            source=source,
+            target=target,
+        )
+
+    return check
+
+
+def _changed(change: Change) -> dict[str, object]:
+    if isinstance(change, UpsertRecord | DeleteRecord):
+        return {"kind": change.kind}
+    return {"relation": change.relation}
+
+
+def _conflicted(entity: str, ref: str) -> dict[str, object]:
+    if entity == "record":
+        return {"kind": ref.split("/", 1)[0]}
+    return {"relation": ref.split(":", 1)[0]}
+
+
+def masked_conflicts(
+    keeper: Keeper, principal: Principal, domain: str, target: str, refused: MergeConflicts
+) -> MergeConflicts:
+    """The 409 of a branch merge with the values the caller may not read as `***`."""
+    listed = refused.extra.get("conflicts")
+    if not isinstance(listed, list):
+        return refused
+    scope = _scope(keeper, principal, domain, target)
+    schema = keeper.store.schema(domain, branch=target)
+    masked = [_masked_conflict(conflict, schema, scope) for conflict in listed]
+    return MergeConflicts(refused.detail, **{**refused.extra, "conflicts": masked})
+
+
+def _masked_conflict(conflict: dict[str, Any], schema: Schema, scope: ReadScope) -> dict[str, Any]:
+    """One listed Conflict (`ref`, `attribute`, `base`, `source`, `target`) masked."""
+    attributes: Mapping[str, ValueRules] = {}
+    name = str(conflict["ref"]).split("/" if conflict["entity"] == "record" else ":", 1)[0]
+    if conflict["entity"] == "record" and name in schema.kinds:
+        attributes = schema.kinds[name].attributes
+    elif conflict["entity"] != "record" and name in schema.relations:
+        attributes = schema.relations[name].attributes
+    rules = attributes.get(str(conflict.get("attribute") or ""))
+    hidden = rules is not None and not scope.value_readable(rules)
+    masked = dict(conflict)
+    for side in ("base", "source", "target"):
+        value = conflict.get(side)
+        if isinstance(value, dict):
+            masked[side] = scope.mask(attributes, value)
+        elif hidden and value is not None:
+            masked[side] = MASK
+    return masked
+
+
+def masked_issues(issues: list[Issue], schema: Schema, scope: ReadScope) -> list[Issue]:
+    """Refusals that would show an unreadable value of other Records, without them.
+
+    A `value.unique` issue (`Kind key, key attribute`) names the Records sharing the value;
+    for an Attribute the caller may not read it keeps the Kind, the Attribute and the code only.
+    """
+    shown = []
+    for issue in issues:
+        words = issue.path.split(" ")
+        kind = schema.kinds.get(words[0])
+        rules = kind.attributes.get(words[-1]) if kind is not None and len(words) > 1 else None
+        if issue.code == "value.unique" and rules is not None and not scope.value_readable(rules):
+            issue = Issue(
+                f"{words[0]} {words[-1]}",
+                f"the value is not unique; the Records holding it are not shown (the Attribute "
+                f"is {', '.join(rules.sensitivity)} and your grants lack that clearance)",
+                issue.code,
+            )
+        shown.append(issue)
+    return shown
+
+
+def masked_invalid(refused: ValuesInvalid, schema: Schema, scope: ReadScope) -> ValuesInvalid:
+    """A 422 values-invalid with `masked_issues`."""
+    issues = masked_issues(list(refused.issues), schema, scope)
+    if issues == list(refused.issues):
+        return refused
+    return ValuesInvalid(refused.detail, issues, **refused.extra)
