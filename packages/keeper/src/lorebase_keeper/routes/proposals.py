@@ -24,6 +24,7 @@ from lorebase_core.errors import (
     MergeConflicts,
     ReviewRequired,
     SelfApproval,
+    quoted,
 )
 from lorebase_keeper.agent_writes import API, agent_writes_of, hint, operations_of
 from lorebase_keeper.answers import plain
@@ -51,7 +52,7 @@ def _caller(request: Request, domain: str) -> tuple[Keeper, Principal]:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
     if not keeper.store.has_domain(domain):
-        raise DomainNotFound(f"Domain {domain!r} does not exist")
+        raise DomainNotFound(f"Domain {quoted(domain)} does not exist")
     return keeper, principal
 
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import DomainNotFound, TagNotFound
+from lorebase_core.errors import DomainNotFound, TagNotFound, quoted
 from lorebase_core.schema import Schema
 from lorebase_keeper.answers import plain, stamped
 from lorebase_keeper.reading import domain_read, keeper_of
@@ -79,7 +79,7 @@ def list_branches(request: Request, domain: str) -> Response:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
     if not keeper.store.has_domain(domain):
-        raise DomainNotFound(f"Domain {domain!r} does not exist")
+        raise DomainNotFound(f"Domain {quoted(domain)} does not exist")
     principal.require("data.read", domain, None)
     branches = [
         branch.to_json()
@@ -154,7 +154,7 @@ def get_tag(request: Request, domain: str, tag: str) -> Response:
     with domain_read(request, domain) as read:
         tags = keeper.store.tags(domain)
         if tag not in tags:
-            raise TagNotFound(f"Tag {tag!r} does not exist in Domain {domain!r}")
+            raise TagNotFound(f"Tag {quoted(tag)} does not exist in Domain {quoted(domain)}")
         revision = read.reader.revision_info(tags[tag])
     return plain(
         {"domain": domain, "name": tag, "revision": revision.id, **revision.to_json()},
