@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lorebase_core.errors import (
+    MAX_ISSUES,
+    QUOTED_CHARS,
     AlreadyExists,
     AmbiguousRevision,
     BadRequest,
@@ -24,6 +26,9 @@ from lorebase_core.errors import (
     SchemaInvalid,
     StaleHead,
     ValuesInvalid,
+    capped,
+    quoted,
+    shortened,
 )
 
 
@@ -95,3 +100,47 @@ def test_invalid_input_sorts_and_deduplicates_issues() -> None:
     problem = error.to_problem()
     assert problem["status"] == 422
     assert problem["issues"] == [issue.to_json() for issue in error.issues]
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        pytest.param("Supplier", "'Supplier'", id="short-text"),
+        pytest.param("a" * QUOTED_CHARS, repr("a" * QUOTED_CHARS), id="at-the-bound"),
+        pytest.param("a" * 100_000, f"'{'a' * QUOTED_CHARS}…' (100000 characters)", id="long-text"),
+        pytest.param("it's" * 40, '"' + "it's" * 20 + '…" (160 characters)', id="other-quotes"),
+        pytest.param(12, "12", id="number"),
+        pytest.param([1] * 20_000, f"[{'1, ' * 26}1… (20000 items)", id="long-list"),
+    ],
+)
+def test_quoted_shortens_caller_text_and_gives_its_length(value: object, expected: str) -> None:
+    assert quoted(value) == expected
+
+
+def test_quoted_keeps_escapes_whole_and_bounds_them() -> None:
+    shown = quoted("\x00" * 1000, limit=3)
+    assert shown == "'\\x00\\x00\\x00…' (1000 characters)"
+
+
+def test_shortened_cuts_without_quotes() -> None:
+    assert shortened("where") == "where"
+    assert shortened("a" * 100, limit=3) == "aaa…"
+
+
+def test_capped_lists_the_first_issues_and_counts_the_rest() -> None:
+    issues = [Issue(f"select[{index}]", "unknown") for index in range(MAX_ISSUES + 7)]
+    assert capped(issues[:MAX_ISSUES]) == issues[:MAX_ISSUES]
+    shown = capped(issues)
+    assert shown[:MAX_ISSUES] == issues[:MAX_ISSUES]
+    assert shown[-1] == Issue(
+        "", "7 more issue(s) left out: fix the ones listed and send again", "more-issues"
+    )
+
+
+def test_a_problem_document_caps_issues_and_the_error_keeps_them_all() -> None:
+    issues = [Issue(f"refs[{index:05}]", "bad") for index in range(20_000)]
+    error = InvalidInput("20000 problems", issues)
+    assert len(error.issues) == 20_000
+    listed = error.to_problem()["issues"]
+    assert len(listed) == MAX_ISSUES + 1
+    assert listed[-1]["code"] == "more-issues"

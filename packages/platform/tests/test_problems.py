@@ -6,7 +6,13 @@ import json
 import math
 
 from lorebase_core.errors import InvalidText, Issue
-from lorebase_platform.problems import printable, problem_document, render_problem
+from lorebase_platform.problems import (
+    RENDERED_CHARS,
+    printable,
+    problem,
+    problem_document,
+    render_problem,
+)
 
 
 def test_a_problem_quoting_lone_surrogates_renders_as_utf8() -> None:
@@ -35,3 +41,23 @@ def test_printable_keeps_fine_text_pairs_and_nul_and_writes_what_json_cannot() -
         "detail": "a\x00b",
         "n": "inf",
     }
+
+
+def test_render_problem_bounds_every_string() -> None:
+    document = {"detail": "a" * 1_000_000, "instance": "/x", "missing": ["b" * 5000]}
+    rendered = json.loads(render_problem(document))
+    assert rendered["detail"] == f"{'a' * RENDERED_CHARS}… (1000000 characters)"
+    assert rendered["missing"] == [f"{'b' * RENDERED_CHARS}… (5000 characters)"]
+    assert rendered["instance"] == "/x"
+
+
+def test_a_framework_problem_caps_its_issues() -> None:
+    document = problem(
+        422,
+        "invalid-input",
+        "Invalid input",
+        "many",
+        issues=[Issue(str(n), "bad") for n in range(999)],
+    )
+    assert len(document["issues"]) == 51
+    assert document["issues"][-1]["code"] == "more-issues"

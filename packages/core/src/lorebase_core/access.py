@@ -19,6 +19,7 @@ from lorebase_core.errors import (
     KindNotFound,
     RelationNotFound,
     TraitNotFound,
+    quoted,
 )
 from lorebase_core.schema import Schema
 from lorebase_core.schema.document import RelationEnd
@@ -77,8 +78,10 @@ class ReadScope:
         kind = schema.kind(name)
         if not self.kind_visible(name):
             if self.invisible_kinds:
-                raise KindNotFound(f"Kind {name!r} does not exist in Domain {schema.domain.name!r}")
-            raise KindForbidden(f"Your grants do not cover Kind {name!r}", kind=name)
+                raise KindNotFound(
+                    f"Kind {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}"
+                )
+            raise KindForbidden(f"Your grants do not cover Kind {quoted(name)}", kind=name)
         return kind
 
     def relation_visible(self, schema: Schema, name: str) -> bool:
@@ -93,9 +96,9 @@ class ReadScope:
         if not self.relation_visible(schema, end.name):
             if self.invisible_kinds:
                 raise RelationNotFound(
-                    f"Relation {name!r} does not exist in Domain {schema.domain.name!r}"
+                    f"Relation {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}"
                 )
-            raise KindForbidden(f"Your grants do not cover both ends of Relation {name!r}")
+            raise KindForbidden(f"Your grants do not cover both ends of Relation {quoted(name)}")
         return end
 
     def visible_relations(self, schema: Schema) -> list[str]:
@@ -115,8 +118,10 @@ class ReadScope:
         """
         if not self.trait_visible(schema, name):
             if name in schema.traits and not self.invisible_kinds:
-                raise KindForbidden(f"Your grants do not cover a Kind of Trait {name!r}")
-            raise TraitNotFound(f"Trait {name!r} does not exist in Domain {schema.domain.name!r}")
+                raise KindForbidden(f"Your grants do not cover a Kind of Trait {quoted(name)}")
+            raise TraitNotFound(
+                f"Trait {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}"
+            )
         return [kind for kind in schema.kinds_implementing(name) if self.kind_visible(kind)]
 
     # -- values ------------------------------------------------------------------------------

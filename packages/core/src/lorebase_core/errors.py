@@ -39,8 +39,39 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
 
 from __future__ import annotations
 
+from collections.abc import Sequence, Sized
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+QUOTED_CHARS = 80
+"""Characters of caller text one quote in a message keeps (`quoted`, `shortened`)."""
+
+MAX_ISSUES = 50
+"""Issues one problem document lists; a last issue says how many more were left out."""
+
+
+def shortened(text: str, limit: int = QUOTED_CHARS) -> str:
+    """`text` cut to `limit` characters with `…` when longer (issue paths naming members)."""
+    return text if len(text) <= limit else f"{text[: max(limit, 0)]}…"
+
+
+def quoted(value: object, limit: int = QUOTED_CHARS) -> str:
+    """`value` quoted as `!r` does, shortened past `limit` characters, with its length.
+
+    Messages quote what the caller sent (names, keys, lists); a name of 100,000 characters must
+    not make an answer of 100 kB: `quoted("a" * 100_000)` is `'aaaa…' (100000 characters)` and a
+    long list `[1, 1, …] (20000 items)`.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        head = repr(value[:limit])
+        return f"{head[:-1]}…{head[-1]} ({len(value)} characters)"
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    size = f"{len(value)} items" if isinstance(value, Sized) else f"{len(text)} characters"
+    return f"{shortened(text, limit)} ({size})"
 
 
 @dataclass(frozen=True, order=True)
@@ -60,6 +91,25 @@ class Issue:
 
     def to_json(self) -> dict[str, str]:
         return {"path": self.path, "message": self.message, "code": self.code}
+
+
+def capped(issues: Sequence[Issue], limit: int = MAX_ISSUES) -> list[Issue]:
+    """The first `limit` issues, then one saying how many more were left out.
+
+    A body of 20,000 bad items must not answer 20,000 issues: the caller fixes these and sends
+    again. The exception keeps every issue (the CLI prints them all).
+    """
+    if len(issues) <= limit:
+        return list(issues)
+    left_out = len(issues) - limit
+    return [
+        *issues[:limit],
+        Issue(
+            "",
+            f"{left_out} more issue(s) left out: fix the ones listed and send again",
+            "more-issues",
+        ),
+    ]
 
 
 class LorebaseError(Exception):
@@ -111,7 +161,7 @@ class InvalidInput(BadRequest):
 
     def to_problem(self) -> dict[str, Any]:
         problem = super().to_problem()
-        problem["issues"] = [issue.to_json() for issue in self.issues]
+        problem["issues"] = [issue.to_json() for issue in capped(self.issues)]
         return problem
 
     def __str__(self) -> str:

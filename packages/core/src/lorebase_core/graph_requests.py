@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import BadRequest, InvalidInput, Issue
+from lorebase_core.errors import BadRequest, InvalidInput, Issue, quoted, shortened
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import RelationEnd, Schema
 from lorebase_core.schema.document import Direction
@@ -224,7 +224,7 @@ def _object(document: object) -> Mapping[str, object]:
 
 def _unknown_members(body: Mapping[str, object], allowed: tuple[str, ...]) -> list[Issue]:
     return [
-        Issue(name, f"unknown member; expected one of {', '.join(allowed)}", "unknown")
+        Issue(shortened(name), f"unknown member; expected one of {', '.join(allowed)}", "unknown")
         for name in sorted(set(body) - set(allowed))
     ]
 
@@ -301,7 +301,7 @@ def _relation_name(item: object, path: str, issues: list[Issue]) -> str | None:
         issues.append(Issue(path, 'expected a Relation name or {"rel": "name"}', "type"))
         return None
     issues.extend(
-        Issue(f"{path}.{name}", "unknown member; expected rel", "unknown")
+        Issue(f"{path}.{shortened(name)}", "unknown member; expected rel", "unknown")
         for name in sorted(str(name) for name in set(item) - set(_HOP_MEMBERS))
     )
     name = item.get("rel")
@@ -347,7 +347,7 @@ def _start_kind(start: list[tuple[int, RecordRef]], issues: list[Issue]) -> str 
             issues.append(
                 Issue(
                     f"start[{index}]",
-                    f"all start Records must be of one Kind; {str(ref)!r} is a {ref.kind}, "
+                    f"all start Records must be of one Kind; {quoted(str(ref))} is a {ref.kind}, "
                     f"the first is a {kind}",
                     "kind-mismatch",
                 )
@@ -366,7 +366,7 @@ def _check_path(hops: list[Hop | None], start_kind: str | None, issues: list[Iss
             issues.append(
                 Issue(
                     f"path[{index}]",
-                    f"{hop.name!r} goes from {hop.source_kind} to {hop.target_kind}, but {where} "
+                    f"{quoted(hop.name)} goes from {hop.source_kind} to {hop.target_kind}, but {where} "
                     f"{at_kind}; use a Relation that starts at {at_kind}",
                     "path-mismatch",
                 )

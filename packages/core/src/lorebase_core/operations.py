@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lorebase_core.changes import Change, DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
-from lorebase_core.errors import Issue, OperationNotFound, ValuesInvalid
+from lorebase_core.errors import Issue, OperationNotFound, ValuesInvalid, quoted, shortened
 from lorebase_core.expressions import (
     Expression,
     ExpressionError,
@@ -43,6 +43,14 @@ class Execution:
     review_required: bool
 
 
+def operation_not_found(schema: Schema, name: str) -> OperationNotFound:
+    """The error of an unknown Operation (also of one the caller's grants make invisible)."""
+    return OperationNotFound(
+        f"Operation {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}",
+        operation=name,
+    )
+
+
 def plan_execution(
     schema: Schema, name: str, raw_parameters: object, invocation_id: str
 ) -> Execution:
@@ -51,9 +59,7 @@ def plan_execution(
     parameters are valid) or `OperationNotFound`."""
     operation = schema.operations.get(name)
     if operation is None:
-        raise OperationNotFound(
-            f"Operation {name!r} does not exist in Domain {schema.domain.name!r}", operation=name
-        )
+        raise operation_not_found(schema, name)
     parameters, issues = _check_parameters(operation, raw_parameters)
     if issues:
         raise _invalid(name, issues)
@@ -80,7 +86,7 @@ def plan_execution(
 
 def _invalid(name: str, issues: list[Issue]) -> ValuesInvalid:
     return ValuesInvalid(
-        f"Operation {name!r} was not run: {len(set(issues))} problem(s); nothing was written",
+        f"Operation {quoted(name)} was not run: {len(set(issues))} problem(s); nothing was written",
         issues,
     )
 
@@ -98,8 +104,8 @@ def _check_parameters(
     for unknown in sorted(str(n) for n in raw_parameters if n not in operation.parameters):
         issues.append(
             Issue(
-                f"parameters.{unknown}",
-                f"{unknown!r} is not a parameter of this Operation (its parameters: {declared})",
+                f"parameters.{shortened(unknown)}",
+                f"{quoted(unknown)} is not a parameter of this Operation (its parameters: {declared})",
                 "parameter.unknown",
             )
         )
@@ -210,7 +216,7 @@ def _key(
         issues.append(Issue(path, "the key has no value", "key.invalid"))
         return None
     issues.append(
-        Issue(path, f"a key is a string, not {type(value).__name__} {value!r}", "key.invalid")
+        Issue(path, f"a key is a string, not {type(value).__name__} {quoted(value)}", "key.invalid")
     )
     return None
 
@@ -266,9 +272,5 @@ def _shown(rules: ValueRules | None, value: CanonicalValue, value_chars: int) ->
     if isinstance(value, str):
         if base in _UNQUOTED_TYPES:
             return value
-        return json.dumps(_cut(value, value_chars), ensure_ascii=False)
-    return _cut(json.dumps(value, ensure_ascii=False, separators=(",", ":")), value_chars)
-
-
-def _cut(text: str, chars: int) -> str:
-    return text if len(text) <= chars else f"{text[: max(chars, 0)]}…"
+        return json.dumps(shortened(value, value_chars), ensure_ascii=False)
+    return shortened(json.dumps(value, ensure_ascii=False, separators=(",", ":")), value_chars)

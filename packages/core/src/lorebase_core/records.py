@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lorebase_core.errors import Issue
+from lorebase_core.errors import Issue, quoted, shortened
 from lorebase_core.expressions import ExpressionError, result_as_value
 from lorebase_core.refs import join_key, split_key
 from lorebase_core.schema.document import Schema
@@ -32,7 +32,7 @@ def check_value(rules: ValueRules, raw: object, *, from_text: bool = False) -> C
         return None
     pattern = rules.compiled_pattern
     if pattern is not None and isinstance(value, str) and not pattern.fullmatch(value):
-        raise ValueProblem(f"{value!r} does not match the pattern {rules.pattern}")
+        raise ValueProblem(f"{quoted(value)} does not match the pattern {rules.pattern}")
     if isinstance(value, str) and rules.min_length is not None and len(value) < rules.min_length:
         raise ValueProblem(f"is shorter than {rules.min_length} characters")
     if isinstance(value, str) and rules.max_length is not None and len(value) > rules.max_length:
@@ -61,12 +61,20 @@ def check_values(
     for name, raw in raw_values.items():
         attribute = attributes.get(name)
         if attribute is None:
-            issues.append(Issue(name, f"{name!r} is not an Attribute here", "attribute.unknown"))
+            issues.append(
+                Issue(
+                    shortened(name), f"{quoted(name)} is not an Attribute here", "attribute.unknown"
+                )
+            )
             continue
         if attribute.derived is not None:
             if raw is not None and raw != "":
                 issues.append(
-                    Issue(name, f"{name!r} is derived and cannot be written", "attribute.derived")
+                    Issue(
+                        name,
+                        f"{quoted(name)} is derived and cannot be written",
+                        "attribute.derived",
+                    )
                 )
             continue
         if from_text and raw == "":

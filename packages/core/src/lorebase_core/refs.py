@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from lorebase_core.errors import BadRequest
+from lorebase_core.errors import BadRequest, quoted
 
 
 def join_key(parts: Sequence[str]) -> str:
@@ -21,7 +21,7 @@ def split_key(key: str, size: int) -> list[str]:
         return [key]
     parts = key.split(",")
     if len(parts) != size:
-        raise BadRequest(f"key {key!r} should have {size} parts separated by ','")
+        raise BadRequest(f"key {quoted(key)} should have {size} parts separated by ','")
     return [part.replace("%2C", ",").replace("%25", "%") for part in parts]
 
 
@@ -38,6 +38,6 @@ class RecordRef:
         kind, sep, key = text.partition("/")
         if not sep or not kind or not key:
             raise BadRequest(
-                f"{text!r} is not a Record reference; write Kind/key, for example Supplier/S-1001"
+                f"{quoted(text)} is not a Record reference; write Kind/key, for example Supplier/S-1001"
             )
         return cls(kind, key)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import InvalidInput, Issue
+from lorebase_core.errors import InvalidInput, Issue, quoted, shortened
 from lorebase_core.schema import Schema
 
 SearchMode = Literal["lexical", "semantic", "hybrid"]
@@ -101,7 +101,11 @@ def parse_search(
             [Issue("", 'expected a JSON object such as {"q": "bearing"}', "bad-type")],
         )
     issues: list[Issue] = [
-        Issue(str(name), f"unknown member {name!r}; use {', '.join(MEMBERS)}", "unknown-member")
+        Issue(
+            shortened(str(name)),
+            f"unknown member {quoted(name)}; use {', '.join(MEMBERS)}",
+            "unknown-member",
+        )
         for name in document
         if name not in MEMBERS
     ]
@@ -192,9 +196,9 @@ def _lens_kinds(schema: Schema, scope: ReadScope, name: str) -> list[str]:
             )
         )
         raise LensUnknown(
-            f"Lens {name!r} does not exist in Domain {schema.domain.name!r}"
+            f"Lens {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}"
             + (f"; lenses: {known}" if known else ""),
-            [Issue("lens", f"unknown lens {name!r}", "lens_unknown")],
+            [Issue("lens", f"unknown lens {quoted(name)}", "lens_unknown")],
         )
     return readable
 
@@ -232,7 +236,7 @@ def _vector(
     embedding = schema.search.embedding
     if embedding is None:
         raise SemanticUnavailable(
-            f"Domain {schema.domain.name!r} declares no search.embedding: "
+            f"Domain {quoted(schema.domain.name)} declares no search.embedding: "
             f"{mode} search is unavailable; use mode lexical",
             [Issue("mode", f"{mode} needs search.embedding in the schema", "semantic_unavailable")],
         )

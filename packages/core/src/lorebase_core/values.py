@@ -15,6 +15,8 @@ from decimal import Context, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Literal, TypeAlias
 
+from lorebase_core.errors import quoted
+
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 CanonicalValue: TypeAlias = JsonValue
 
@@ -81,7 +83,7 @@ def parse_type(spelling: str) -> ValueType:
         if text == base:
             return ValueType(base)
     raise ValueProblem(
-        f"unknown type {spelling!r}; use one of {', '.join(BASE_TYPES)} or decimal(p,s)"
+        f"unknown type {quoted(spelling)}; use one of {', '.join(BASE_TYPES)} or decimal(p,s)"
     )
 
 
@@ -118,7 +120,7 @@ def canonical(value_type: ValueType, raw: object, *, from_text: bool = False) ->
 
 def _require_str(raw: object) -> str:
     if not isinstance(raw, str):
-        raise ValueProblem(f"expected a string, got {type(raw).__name__} {raw!r}")
+        raise ValueProblem(f"expected a string, got {type(raw).__name__} {quoted(raw)}")
     return raw
 
 
@@ -129,7 +131,7 @@ def _canonical_integer(raw: object) -> str:
     if isinstance(raw, str) and _CANONICAL_INTEGER.match(raw) and raw != "-0":
         return raw  # already canonical: the common case of text files
     if isinstance(raw, bool):
-        raise ValueProblem(f"expected an integer, got boolean {raw!r}")
+        raise ValueProblem(f"expected an integer, got boolean {quoted(raw)}")
     if isinstance(raw, int):
         return str(raw)
     if isinstance(raw, float) and raw.is_integer():
@@ -139,7 +141,7 @@ def _canonical_integer(raw: object) -> str:
         if len(digits) > MAX_INTEGER_DIGITS:
             raise ValueProblem(f"an integer has at most {MAX_INTEGER_DIGITS} digits")
         return str(int(raw.strip()))
-    raise ValueProblem(f"expected an integer, got {raw!r}")
+    raise ValueProblem(f"expected an integer, got {quoted(raw)}")
 
 
 @lru_cache(maxsize=64)
@@ -159,19 +161,19 @@ def _canonical_decimal(value_type: ValueType, raw: object) -> str:
     ):
         return raw  # already canonical, and not a negative zero
     if isinstance(raw, bool):
-        raise ValueProblem(f"expected a decimal number, got boolean {raw!r}")
+        raise ValueProblem(f"expected a decimal number, got boolean {quoted(raw)}")
     if isinstance(raw, float) and not math.isfinite(raw):
-        raise ValueProblem(f"expected a decimal number, got {raw!r}")
+        raise ValueProblem(f"expected a decimal number, got {quoted(raw)}")
     if isinstance(raw, int | float):
         text = repr(raw)
     elif isinstance(raw, str) and _DECIMAL_TEXT.match(raw.strip()):
         text = raw.strip()
     else:
-        raise ValueProblem(f"expected a decimal number, got {raw!r}")
+        raise ValueProblem(f"expected a decimal number, got {quoted(raw)}")
     try:
         number = Decimal(text)
     except InvalidOperation as exc:  # pragma: no cover - the pattern above admits only numbers
-        raise ValueProblem(f"expected a decimal number, got {raw!r}") from exc
+        raise ValueProblem(f"expected a decimal number, got {quoted(raw)}") from exc
     exponent = number.normalize().as_tuple().exponent
     if isinstance(exponent, int) and -exponent > scale:
         raise ValueProblem(f"{text} has more than {scale} decimal places ({value_type.name})")
@@ -194,7 +196,7 @@ def _canonical_boolean(raw: object, from_text: bool) -> bool:
                 return True
             if word in _FALSE:
                 return False
-    raise ValueProblem(f"expected true or false, got {raw!r}")
+    raise ValueProblem(f"expected true or false, got {quoted(raw)}")
 
 
 def _canonical_date(raw: object) -> str:
@@ -202,11 +204,11 @@ def _canonical_date(raw: object) -> str:
         return raw.isoformat()
     text = _require_str(raw).strip()
     if not _DATE_TEXT.match(text):
-        raise ValueProblem(f"expected a date as YYYY-MM-DD, got {raw!r}")
+        raise ValueProblem(f"expected a date as YYYY-MM-DD, got {quoted(raw)}")
     try:
         return date.fromisoformat(text).isoformat()
     except ValueError as exc:
-        raise ValueProblem(f"{text!r} is not a calendar date") from exc
+        raise ValueProblem(f"{quoted(text)} is not a calendar date") from exc
 
 
 def _canonical_datetime(raw: object) -> str:
@@ -217,9 +219,9 @@ def _canonical_datetime(raw: object) -> str:
         try:
             moment = datetime.fromisoformat(text)
         except ValueError as exc:
-            raise ValueProblem(f"expected an ISO 8601 date and time, got {raw!r}") from exc
+            raise ValueProblem(f"expected an ISO 8601 date and time, got {quoted(raw)}") from exc
         if "T" not in text.upper() and " " not in text:
-            raise ValueProblem(f"expected a date and a time, got {raw!r}")
+            raise ValueProblem(f"expected a date and a time, got {quoted(raw)}")
     if moment.tzinfo is None:
         raise ValueProblem(f"{raw!s} has no time zone; add Z for UTC or an offset like +02:00")
     return format_datetime(moment)
@@ -241,7 +243,7 @@ def _canonical_enum(value_type: ValueType, raw: object) -> str:
     for name in value_type.enum_values:
         if name.casefold() == folded:
             return name
-    raise ValueProblem(f"{raw!r} is not one of {', '.join(value_type.enum_values)}")
+    raise ValueProblem(f"{quoted(raw)} is not one of {', '.join(value_type.enum_values)}")
 
 
 def _refuse_constant(name: str) -> JsonValue:

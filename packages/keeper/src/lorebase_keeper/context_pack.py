@@ -30,7 +30,7 @@ from lorebase_core.context import (
     section_json,
     trim,
 )
-from lorebase_core.errors import RecordNotFound
+from lorebase_core.errors import RecordNotFound, quoted, shortened
 from lorebase_core.graph_requests import NeighborhoodRequest
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Schema
@@ -120,8 +120,9 @@ def _walk(read: Read, parsed: ContextRequest, seeds: tuple[RecordRef, ...]) -> N
     if result.missing:
         missing = list(result.missing)
         raise RecordNotFound(
-            f"{', '.join(missing)} {'does' if len(missing) == 1 else 'do'} not exist on branch "
-            f"{read.branch!r}; give refs of live Records",
+            f"{', '.join(shortened(ref) for ref in missing)} "
+            f"{'does' if len(missing) == 1 else 'do'} not exist on branch "
+            f"{quoted(read.branch)}; give refs of live Records",
             missing=missing,
         )
     return result

@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from lorebase_core.errors import Issue, LorebaseError, Unauthorized
+from lorebase_core.errors import Issue, LorebaseError, Unauthorized, shortened
 from lorebase_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     problem,
@@ -238,7 +238,7 @@ def install_error_handlers(app: FastAPI) -> None:
         # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
         issues = [
             Issue(
-                ".".join(str(part) for part in error["loc"][1:]) or str(error["loc"][0]),
+                ".".join(shortened(str(part)) for part in error["loc"][1:]) or str(error["loc"][0]),
                 error["msg"],
                 error["type"],
             )
@@ -262,6 +262,17 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        if isinstance(exc.__cause__, RecursionError):
+            # FastAPI answers a body its JSON decoding cannot nest that deep as a bare 400
+            document = problem(
+                400,
+                "malformed-json",
+                "Malformed JSON",
+                "The JSON body is nested too deeply to decode: keep bodies to a few dozen levels",
+                issues=[Issue("", "the JSON body is nested too deeply", "too-deep")],
+                instance=request.url.path,
+            )
+            return _response(document, 400)
         code = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "http-error")
         document = problem(
             exc.status_code,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase_core.errors import RecordNotFound
+from lorebase_core.errors import RecordNotFound, quoted, shortened
 from lorebase_keeper.markdown_text import SHORT, table_cell, text_line
 from lorebase_keeper.reading import Read
 from lorebase_keeper.shapes import title_of
@@ -36,7 +36,9 @@ def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
     kind_def = schema.kinds[kind]
     record = read.reader.get_record(kind, key)
     if record is None:
-        raise RecordNotFound(f"{kind}/{key} does not exist on branch {read.branch!r}")
+        raise RecordNotFound(
+            f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"
+        )
     settings = read.keeper.settings
     created, found = read.reader.explain(
         kind, key, count_max=settings.read.history.lineage_count_max

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from lorebase_core.access import SENSITIVITY_TAGS, ReadScope
-from lorebase_core.errors import BranchNotFound, ConflictNotFound, ProposalNotFound
+from lorebase_core.errors import BranchNotFound, ConflictNotFound, ProposalNotFound, quoted
 from lorebase_core.operations import execution_summary
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import OperationDef, ValueRules
@@ -58,7 +58,7 @@ class ScopedProposal:
         if self.conflicts is None or any(c.id == conflict_id for c in self.conflicts):
             return
         raise ConflictNotFound(
-            f"Conflict {conflict_id!r} does not belong to Proposal {self.proposal.id!r}",
+            f"Conflict {quoted(conflict_id)} does not belong to Proposal {quoted(self.proposal.id)}",
             conflict=conflict_id,
         )
 
@@ -66,7 +66,8 @@ class ScopedProposal:
 def unknown(domain: str, proposal_id: str) -> ProposalNotFound:
     """The error of an unknown Proposal, word for word the store's."""
     return ProposalNotFound(
-        f"Proposal {proposal_id!r} does not exist in Domain {domain!r}", proposal=proposal_id
+        f"Proposal {quoted(proposal_id)} does not exist in Domain {quoted(domain)}",
+        proposal=proposal_id,
     )
 
 

@@ -28,11 +28,8 @@ from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from lorebase_core.errors import InvalidText, Issue
+from lorebase_core.errors import MAX_ISSUES, InvalidText, Issue, shortened
 from lorebase_keeper.errors import send_error
-
-MAX_ISSUES = 100
-"""A body with more offending strings is refused naming the first ones."""
 
 # `\u0000` and surrogate escapes that are not a high-low pair (`\ud83d\ude00` is fine text);
 # an escaped backslash before one (`\\ud800`) matches too and the walk finds it harmless
@@ -87,7 +84,8 @@ def _strings(document: Any) -> Iterator[tuple[str, str, bool]]:
             yield path, value, False
         elif isinstance(value, dict):
             for name, member in value.items():
-                member_path = f"{path}.{_shown(name)}" if path else _shown(name)
+                shown = shortened(_shown(name))
+                member_path = f"{path}.{shown}" if path else shown
                 yield member_path, name, True
                 pending.append((member_path, member))
         elif isinstance(value, list):
@@ -176,7 +174,7 @@ def query_issues(query_string: bytes) -> list[Issue]:
     issues: list[Issue] = []
     for pair in query_string.replace(b"+", b" ").split(b"&"):
         name, _, value = pair.partition(b"=")
-        shown = _shown(unquote_to_bytes(name).decode("utf-8", "surrogateescape"))
+        shown = shortened(_shown(unquote_to_bytes(name).decode("utf-8", "surrogateescape")))
         for part, what in ((name, "the parameter name"), (value, "the value")):
             issue = _url_text_issue(shown, part, what) if _suspect(part) else None
             if issue is not None:
@@ -203,6 +201,7 @@ def header_issues(headers: list[tuple[bytes, bytes]]) -> list[Issue]:
 
 def invalid_text(issues: list[Issue], where: str) -> InvalidText:
     """The error answered for `issues` found in `where` (the body, the path ...)."""
+    # the walk of a body stops at MAX_ISSUES, and a problem document lists no more
     more = " (the first ones)" if len(issues) >= MAX_ISSUES else ""
     return InvalidText(
         f"{len(issues)} string(s) in {where}{more} are not valid text: lone UTF-16 surrogates, "

@@ -28,10 +28,10 @@ from lorebase_core.errors import (
     KindForbidden,
     MergeConflicts,
     MergeOutsideScope,
-    OperationNotFound,
     ValuesInvalid,
+    quoted,
 )
-from lorebase_core.operations import MASK
+from lorebase_core.operations import MASK, operation_not_found
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import OperationDef, ValueRules
 from lorebase_keeper.authz import Principal
@@ -69,12 +69,10 @@ def operation_scope(
         return scope
     if not operation_visible(operation, schema, scope):
         if scope.invisible_kinds:
-            raise OperationNotFound(  # word for word plan_execution's
-                f"Operation {name!r} does not exist in Domain {schema.domain.name!r}",
-                operation=name,
-            )
+            raise operation_not_found(schema, name)  # word for word an unknown one
         raise KindForbidden(
-            f"Your grants do not cover every Kind that Operation {name!r} edits", operation=name
+            f"Your grants do not cover every Kind that Operation {quoted(name)} edits",
+            operation=name,
         )
     writable = principal.write_kinds(domain, branch, write_permissions(operation))
     outside = sorted(_kinds(operation, schema) - writable) if writable else []

@@ -6,9 +6,13 @@ import json
 import math
 from typing import Any
 
-from lorebase_core.errors import Issue, LorebaseError
+from lorebase_core.errors import Issue, LorebaseError, capped
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+RENDERED_CHARS = 2000
+"""Longest string a problem document renders: messages quote caller text shortened already
+(`lorebase_core.errors.quoted`); this bound holds for any path that does not."""
 
 
 def problem_document(error: LorebaseError, *, instance: str | None = None) -> dict[str, Any]:
@@ -38,20 +42,23 @@ def problem(
         **extra,
     }
     if issues is not None:
-        document["issues"] = [issue.to_json() for issue in issues]
+        document["issues"] = [issue.to_json() for issue in capped(issues)]
     if instance is not None:
         document["instance"] = instance
     return document
 
 
 def printable(value: Any) -> Any:
-    """`value` with every string made encodable: lone surrogates become U+FFFD.
+    """`value` with every string made encodable and bounded: lone surrogates become U+FFFD,
+    strings past `RENDERED_CHARS` are cut (`…` and their length).
 
     Problem documents repeat what the caller sent (names, keys, paths); whatever that held,
-    the document must still render. Numbers that JSON cannot write (NaN, infinities) and values
-    that are not JSON become their text.
+    the document must still render, and small. Numbers that JSON cannot write (NaN, infinities)
+    and values that are not JSON become their text.
     """
     if isinstance(value, str):
+        if len(value) > RENDERED_CHARS:
+            value = f"{value[:RENDERED_CHARS]}… ({len(value)} characters)"
         try:
             value.encode()
         except UnicodeEncodeError:

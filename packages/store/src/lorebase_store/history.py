@@ -15,7 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from lorebase_core.errors import BadCursor, RecordNotFound
+from lorebase_core.errors import BadCursor, RecordNotFound, quoted, shortened
 from lorebase_store import tables as t
 from lorebase_store.provenance import expand
 from lorebase_store.results import (
@@ -77,9 +77,9 @@ def _cursor_document(cursor: str) -> dict[str, Any]:
         padded = cursor + "=" * (-len(cursor) % 4)
         document = json.loads(base64.urlsafe_b64decode(padded.encode()))
     except ValueError as exc:
-        raise BadCursor(f"cursor {cursor!r} is not one this server issued") from exc
+        raise BadCursor(f"cursor {quoted(cursor)} is not one this server issued") from exc
     if not isinstance(document, dict):
-        raise BadCursor(f"cursor {cursor!r} is not one this server issued")
+        raise BadCursor(f"cursor {quoted(cursor)} is not one this server issued")
     return document
 
 
@@ -94,11 +94,11 @@ def decode_cursor(ref: str, cursor: str, size: int, revision: str | None) -> int
     document = _cursor_document(cursor)
     position, owner = document.get("p"), document.get("r")
     if owner != ref:
-        raise BadCursor(f"this cursor pages the history of {owner!r}, not of {ref!r}")
+        raise BadCursor(f"this cursor pages the history of {quoted(owner)}, not of {quoted(ref)}")
     if document.get("v") != revision:
         raise BadCursor("this cursor pages the history as of another Revision; read it there")
     if type(position) is not int or not 0 < position < size:
-        raise BadCursor(f"cursor {cursor!r} is not one this server issued")
+        raise BadCursor(f"cursor {quoted(cursor)} is not one this server issued")
     return position
 
 
@@ -115,7 +115,9 @@ def history(
     """The changes of one Record, newest first; a deleted Record keeps its history."""
     versions = _versions(connection, view, kind, key)
     if not versions:
-        raise RecordNotFound(f"{kind}/{key} has no history on branch {view.branch.name!r}")
+        raise RecordNotFound(
+            f"{kind}/{shortened(key)} has no history on branch {quoted(view.branch.name)}"
+        )
     ref = f"{kind}/{key}"
     start = decode_cursor(ref, cursor, len(versions), view.revision) if cursor else 0
     page = versions[start : start + limit]
@@ -178,7 +180,9 @@ def _lineage(
     count_max: int,
 ) -> Lineage:
     if not versions or versions[0]["deleted"]:
-        raise RecordNotFound(f"{kind}/{key} does not exist on branch {view.branch.name!r}")
+        raise RecordNotFound(
+            f"{kind}/{shortened(key)} does not exist on branch {quoted(view.branch.name)}"
+        )
     provenance = expand(versions[0]["provenance_json"], versions[0]["values_json"])
     brought = {name: _bringing(versions, name, pk) for name, pk in provenance.items()}
     revisions = revisions_by_pk(connection, [*provenance.values(), *brought.values()])

@@ -18,7 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_core.changes import Origin
-from lorebase_core.errors import ConflictNotFound, ProposalNotFound, ProposalNotOpen
+from lorebase_core.errors import ConflictNotFound, ProposalNotFound, ProposalNotOpen, quoted
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
@@ -243,7 +243,7 @@ def load_proposal(
     row = connection.execute(query).mappings().first()
     if row is None:
         raise ProposalNotFound(
-            f"Proposal {proposal_id!r} does not exist in Domain {domain.name!r}",
+            f"Proposal {quoted(proposal_id)} does not exist in Domain {quoted(domain.name)}",
             proposal=proposal_id,
         )
     reviews = [
@@ -432,7 +432,7 @@ def resolve_conflict(
     found = [c for c in conflicts_of(connection, proposal.id) if c.id == conflict_id]
     if not found:
         raise ConflictNotFound(
-            f"Conflict {conflict_id!r} does not belong to Proposal {proposal.id!r}",
+            f"Conflict {quoted(conflict_id)} does not belong to Proposal {quoted(proposal.id)}",
             conflict=conflict_id,
         )
     connection.execute(
@@ -550,7 +550,7 @@ def merge_proposal(
     """
     if proposal.status != "open":
         raise ProposalNotOpen(
-            f"Proposal {proposal.id!r} is {proposal.status}", proposal=proposal.id
+            f"Proposal {quoted(proposal.id)} is {proposal.status}", proposal=proposal.id
         )
     target = load_branch(connection, domain, proposal.target_branch)
     if not is_sqlite(connection):  # hold the target while the merge is planned and committed
@@ -614,7 +614,7 @@ def merge_proposal(
 def close_proposal(connection: sa.Connection, proposal: ProposalInfo, actor: str) -> None:
     if proposal.status != "open":
         raise ProposalNotOpen(
-            f"Proposal {proposal.id!r} is {proposal.status}", proposal=proposal.id
+            f"Proposal {quoted(proposal.id)} is {proposal.status}", proposal=proposal.id
         )
     update_proposal(connection, proposal.id, status="closed", closed_by=actor, closed_at=now())
     # its executions will never merge through it: their operation events are dropped

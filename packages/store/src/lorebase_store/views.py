@@ -21,6 +21,7 @@ from lorebase_core.errors import (
     Forbidden,
     RevisionNotFound,
     RevisionNotOnBranch,
+    quoted,
 )
 from lorebase_store import tables as t
 from lorebase_store.results import BranchInfo, DomainInfo, RevisionInfo
@@ -61,7 +62,7 @@ _BRANCH = sa.select(t.branches).where(
 def load_domain(connection: sa.Connection, name: str) -> DomainInfo:
     row = connection.execute(_DOMAIN, {"name": name}).mappings().first()
     if row is None:
-        raise DomainNotFound(f"Domain {name!r} does not exist")
+        raise DomainNotFound(f"Domain {quoted(name)} does not exist")
     return _domain_info(row)
 
 
@@ -104,7 +105,9 @@ def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> Bra
 def load_branch(connection: sa.Connection, domain: DomainInfo, name: str) -> BranchInfo:
     row = connection.execute(_BRANCH, {"domain_id": domain.id, "name": name}).mappings().first()
     if row is None:
-        raise BranchNotFound(f"Branch {name!r} does not exist in Domain {domain.name!r}")
+        raise BranchNotFound(
+            f"Branch {quoted(name)} does not exist in Domain {quoted(domain.name)}"
+        )
     return _branch_info(connection, domain, row)
 
 
@@ -296,12 +299,12 @@ def resolve_revision(
         found = [candidate for candidate in map(shown, rows) if candidate is not None]
         if len(found) > 1:
             raise AmbiguousRevision(
-                f"{text!r} is the start of more than one Revision; give more digits"
+                f"{quoted(text)} is the start of more than one Revision; give more digits"
             )
         revision = found[0] if found else None
     if revision is None:
         raise RevisionNotFound(
-            f"No Revision, tag or unique Revision prefix {text!r} in Domain {domain.name!r}"
+            f"No Revision, tag or unique Revision prefix {quoted(text)} in Domain {quoted(domain.name)}"
         )
     return revision
 
@@ -364,7 +367,7 @@ def load_domain_and_branch(
         .first()
     )
     if row is None:
-        raise DomainNotFound(f"Domain {domain_name!r} does not exist")
+        raise DomainNotFound(f"Domain {quoted(domain_name)} does not exist")
     domain_row = {
         name.removeprefix("domain_"): value
         for name, value in row.items()
@@ -373,7 +376,9 @@ def load_domain_and_branch(
     domain = _domain_info(domain_row)
     if row["branch_id"] is None:
         name = branch_name or domain.default_branch
-        raise BranchNotFound(f"Branch {name!r} does not exist in Domain {domain.name!r}")
+        raise BranchNotFound(
+            f"Branch {quoted(name)} does not exist in Domain {quoted(domain.name)}"
+        )
     branch_row = {
         name.removeprefix("branch_"): value
         for name, value in row.items()
@@ -415,7 +420,7 @@ def make_view(
             domain, branch, revision.seq, revision.id, chain, (nearest, *history[index + 1 :])
         )
     raise RevisionNotOnBranch(
-        f"Revision {revision.id[:12]} is not in the history of branch {branch.name!r}",
+        f"Revision {revision.id[:12]} is not in the history of branch {quoted(branch.name)}",
         revision=revision.id,
         branch=branch.name,
     )

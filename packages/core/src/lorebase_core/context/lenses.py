@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import BadRequest
+from lorebase_core.errors import BadRequest, quoted
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import LensDef
 
@@ -67,7 +67,7 @@ def resolve_lens(schema: Schema, scope: ReadScope, name: str) -> LensView:
 def _unknown(schema: Schema, scope: ReadScope, name: str) -> str:
     known = sorted(lens for lens in schema.lenses if _readable(schema, scope, lens))
     choices = f"; the lenses you may use: {', '.join(known)}" if known else ""
-    return f"Lens {name!r} does not exist in Domain {schema.domain.name!r}{choices}"
+    return f"Lens {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}{choices}"
 
 
 def _readable(schema: Schema, scope: ReadScope, name: str) -> bool:

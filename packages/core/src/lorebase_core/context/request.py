@@ -19,7 +19,7 @@ from typing import Literal
 
 from lorebase_core.access import ReadScope
 from lorebase_core.context.lenses import LensView, resolve_lens, trait_kinds
-from lorebase_core.errors import BadRequest, InvalidInput, Issue
+from lorebase_core.errors import BadRequest, InvalidInput, Issue, shortened
 from lorebase_core.query import Query, QueryInvalid, parse_query
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Schema
@@ -123,7 +123,7 @@ def parse_context(
     """
     body = _object(document)
     issues = [
-        Issue(name, f"unknown member; expected one of {', '.join(MEMBERS)}", "unknown")
+        Issue(shortened(name), f"unknown member; expected one of {', '.join(MEMBERS)}", "unknown")
         for name in sorted(set(body) - set(MEMBERS))
     ]
     lens_name = _text(body, "lens", issues)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import Issue
+from lorebase_core.errors import Issue, quoted, shortened
 from lorebase_core.query.model import (
     COUNT_OPERATORS,
     METRIC_FUNCTIONS,
@@ -186,9 +186,11 @@ class _Parser:
     def unknown_members(self, raw: Mapping[Any, Any], allowed: tuple[str, ...], path: str) -> None:
         for name in raw:
             if name not in allowed:
-                where = f"{path}.{name}" if path else str(name)
+                where = f"{path}.{shortened(str(name))}" if path else shortened(str(name))
                 self.issue(
-                    where, f"unknown member {name!r}; use {', '.join(allowed)}", "unknown-member"
+                    where,
+                    f"unknown member {quoted(name)}; use {', '.join(allowed)}",
+                    "unknown-member",
                 )
 
     # -- the document ------------------------------------------------------------------------
@@ -250,7 +252,7 @@ class _Parser:
                 self.issue("kind", "expected the name of a Kind, for example Supplier", "bad-type")
                 return _UNKNOWN
             kind = self.scope.kind(self.schema, name)
-            return _Target(f"Kind {name!r}", (name,), kind.attributes)
+            return _Target(f"Kind {quoted(name)}", (name,), kind.attributes)
         if "trait" in document:
             name = document["trait"]
             if not isinstance(name, str):
@@ -258,14 +260,16 @@ class _Parser:
                 return _UNKNOWN
             implementing = set(self.scope.traits(self.schema, name))
             kinds = tuple(kind for kind in self.schema.kinds if kind in implementing)
-            return _Target(f"Trait {name!r}", kinds, self.schema.traits[name].attributes, name)
+            return _Target(
+                f"Trait {quoted(name)}", kinds, self.schema.traits[name].attributes, name
+            )
         self.issue(
             "", 'name a Kind ("kind": "Supplier") or a Trait ("trait": ...)', "missing-member"
         )
         return _UNKNOWN
 
     def kind_target(self, name: str) -> _Target:
-        return _Target(f"Kind {name!r}", (name,), self.schema.kinds[name].attributes)
+        return _Target(f"Kind {quoted(name)}", (name,), self.schema.kinds[name].attributes)
 
     # -- Attributes --------------------------------------------------------------------------
     def attribute(
@@ -282,7 +286,7 @@ class _Parser:
             known = ", ".join(sorted(target.attributes))
             self.issue(
                 path,
-                f"{target.label} has no Attribute {name!r}; use one of {known}",
+                f"{target.label} has no Attribute {quoted(name)}; use one of {known}",
                 "unknown-attribute",
             )
             return None
@@ -384,7 +388,7 @@ class _Parser:
         if op not in OPERATORS:
             self.issue(
                 f"{path}.op",
-                f"unknown operator {op!r}; use one of {' '.join(OPERATORS)}",
+                f"unknown operator {quoted(op)}; use one of {' '.join(OPERATORS)}",
                 "bad-operator",
             )
             return None
@@ -508,7 +512,7 @@ class _Parser:
         if target.kinds is not None and end.source_kind not in target.kinds:
             self.issue(
                 f"{path}.rel",
-                f"Relation {name!r} goes from {end.source_kind} to {end.target_kind}; "
+                f"Relation {quoted(name)} goes from {end.source_kind} to {end.target_kind}; "
                 f"it does not start at {target.label}",
                 "bad-relation",
             )
@@ -559,7 +563,7 @@ class _Parser:
             if found is None:
                 continue
             if found[0] in names:
-                self.issue(f"select[{index}]", f"{found[0]!r} is listed twice", "duplicate")
+                self.issue(f"select[{index}]", f"{quoted(found[0])} is listed twice", "duplicate")
                 continue
             names.append(found[0])
         return tuple(names)
@@ -595,7 +599,7 @@ class _Parser:
                     f"{path}.attr", f"{name} is a json Attribute; it has no order", "bad-attribute"
                 )
             elif any(key.attr == name for key in keys):
-                self.issue(f"{path}.attr", f"{name!r} is listed twice", "duplicate")
+                self.issue(f"{path}.attr", f"{quoted(name)} is listed twice", "duplicate")
             elif direction in ("asc", "desc"):
                 sort: SortDirection = direction
                 keys.append(OrderKey(name, sort, rules.value_type))
@@ -675,14 +679,14 @@ class _Parser:
             if not isinstance(name, str) or not _METRIC_NAME.match(name):
                 self.issue(
                     "aggregate.metrics",
-                    f"{name!r} is not a metric name (letters, digits, _)",
+                    f"{quoted(name)} is not a metric name (letters, digits, _)",
                     "bad-value",
                 )
                 continue
             if name in RESERVED_METRICS:
                 self.issue(
                     f"aggregate.metrics.{name}",
-                    f"{name!r} is a member of every group; name the metric otherwise",
+                    f"{quoted(name)} is a member of every group; name the metric otherwise",
                     "reserved-name",
                 )
                 continue
@@ -702,7 +706,7 @@ class _Parser:
         if function not in METRIC_FUNCTIONS:
             self.issue(
                 path,
-                f"unknown function {function!r}; use one of {' '.join(METRIC_FUNCTIONS)}",
+                f"unknown function {quoted(function)}; use one of {' '.join(METRIC_FUNCTIONS)}",
                 "bad-operator",
             )
             return None

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from lorebase_core.errors import KindNotFound, RelationNotFound
+from lorebase_core.errors import KindNotFound, RelationNotFound, quoted
 from lorebase_core.schema.model import (
     AttributeDef,
     DomainDef,
@@ -69,7 +69,7 @@ class Schema:
             return self.kinds[name]
         except KeyError:
             raise KindNotFound(
-                f"Kind {name!r} does not exist in Domain {self.domain.name!r}"
+                f"Kind {quoted(name)} does not exist in Domain {quoted(self.domain.name)}"
             ) from None
 
     def attribute(self, kind_name: str, attribute_name: str) -> AttributeDef | None:
@@ -80,7 +80,7 @@ class Schema:
             return self.relations[name]
         except KeyError:
             raise RelationNotFound(
-                f"Relation {name!r} does not exist in Domain {self.domain.name!r}"
+                f"Relation {quoted(name)} does not exist in Domain {quoted(self.domain.name)}"
             ) from None
 
     def relation_end(self, name: str) -> RelationEnd:
@@ -91,7 +91,9 @@ class Schema:
             return RelationEnd(
                 self._inverse_names[name], self.relations[self._inverse_names[name]], "inverse"
             )
-        raise RelationNotFound(f"Relation {name!r} does not exist in Domain {self.domain.name!r}")
+        raise RelationNotFound(
+            f"Relation {quoted(name)} does not exist in Domain {quoted(self.domain.name)}"
+        )
 
     def kinds_implementing(self, trait_name: str) -> list[str]:
         return sorted(name for name, kind in self.kinds.items() if trait_name in kind.traits)

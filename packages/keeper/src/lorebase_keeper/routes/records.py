@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
 
-from lorebase_core.errors import RecordNotFound, RelationNotFound
+from lorebase_core.errors import RecordNotFound, RelationNotFound, quoted, shortened
 from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.reading import Read, domain_read, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES
@@ -77,7 +77,9 @@ def get_record(
         def compute(_etag: str) -> dict[str, Any]:
             record = read.reader.get_record(kind, key)
             if record is None:
-                raise RecordNotFound(f"{kind}/{key} does not exist on branch {read.branch!r}")
+                raise RecordNotFound(
+                    f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"
+                )
             answer = {**read.stamp(), **record_json(kind, kind_def, record, read.scope)}
             if links:
                 answer["links"] = _link_counts(read, kind, key)
@@ -127,7 +129,7 @@ def record_links(
         end = read.scope.relation_end(schema, relation)
         if end.source_kind != kind:
             raise RelationNotFound(
-                f"Relation {relation!r} does not start at Kind {kind!r} "
+                f"Relation {quoted(relation)} does not start at Kind {quoted(kind)} "
                 f"(it goes from {end.source_kind} to {end.target_kind})"
             )
         size = page_limit(limit, read.keeper.settings.read.records)
@@ -136,7 +138,9 @@ def record_links(
 
         def compute(_etag: str) -> dict[str, Any]:
             if read.reader.get_record(kind, key) is None:
-                raise RecordNotFound(f"{kind}/{key} does not exist on branch {read.branch!r}")
+                raise RecordNotFound(
+                    f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"
+                )
             forward = end.direction == "forward"
             found = read.reader.links(
                 end.name,

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import RevisionNotFound, TagNotFound
+from lorebase_core.errors import RevisionNotFound, TagNotFound, quoted
 from lorebase_core.schema import Schema
 from lorebase_keeper.agent_writes import agent_writes_of
 from lorebase_keeper.answers import plain, stamped
@@ -171,7 +171,7 @@ def get_tag(request: Request, domain: str, tag: str) -> Response:
         tags = keeper.store.tags(domain)
         # a tag of a Revision on a branch the caller may not read answers like an unknown tag
         if tag not in tags or _readable(read, tags[tag]) is None:
-            raise TagNotFound(f"Tag {tag!r} does not exist in Domain {domain!r}")
+            raise TagNotFound(f"Tag {quoted(tag)} does not exist in Domain {quoted(domain)}")
         revision = read.reader.revision_info(tags[tag])
     return plain(
         {"domain": domain, "name": tag, "revision": revision.id, **revision.to_json()},

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request, Response
 
-from lorebase_core.errors import Issue, RecordNotFound
+from lorebase_core.errors import Issue, RecordNotFound, quoted
 from lorebase_core.search_request import (
     SearchInvalid,
     SemanticUnavailable,
@@ -93,13 +93,15 @@ def put_record_vector(
         embedding = schema.search.embedding
         if embedding is None:
             raise SemanticUnavailable(
-                f"Domain {domain!r} declares no search.embedding: vectors cannot be stored",
+                f"Domain {quoted(domain)} declares no search.embedding: vectors cannot be stored",
                 [Issue("model", "the schema declares no search.embedding", "semantic_unavailable")],
             )
         issues = vector_issues(document.get("vector"), embedding.dimensions, "vector")
         if document.get("model") != embedding.model:
             issues.append(
-                Issue("model", f"expected the schema's model {embedding.model!r}", "bad-value")
+                Issue(
+                    "model", f"expected the schema's model {quoted(embedding.model)}", "bad-value"
+                )
             )
         issues += [
             Issue(str(name), "unknown member; use model, vector", "unknown-member")
@@ -109,7 +111,7 @@ def put_record_vector(
         if issues:
             raise SearchInvalid("The vector was refused", issues)
         if read.reader.get_record(kind, key) is None:
-            raise RecordNotFound(f"{kind} {key!r} does not exist on {read.branch!r}")
+            raise RecordNotFound(f"{kind} {quoted(key)} does not exist on {quoted(read.branch)}")
         domain_id = read.reader.view.domain.id
     store = keeper_of(request).store
     with write_transaction(store.engine) as connection:
