@@ -250,6 +250,12 @@ class DomainNotFound(NotFound):
     code = "domain-not-found"
     title = "Unknown Domain"
 
+    @classmethod
+    def named(cls, name: str) -> DomainNotFound:
+        """The error of an unknown Domain, also of one the caller may not read: one message, so
+        the two answers are the same bytes but for the name."""
+        return cls(f"Domain {quoted(name)} does not exist")
+
 
 class BranchNotFound(NotFound):
     code = "branch-not-found"
@@ -353,6 +359,13 @@ class BranchNameTaken(AlreadyExists):
 class OperationNotFound(NotFound):
     code = "operation-not-found"
     title = "Unknown Operation"
+
+    @classmethod
+    def named(cls, name: str, domain: str) -> OperationNotFound:
+        """The error of an unknown Operation, also of one the caller's grants make invisible."""
+        return cls(
+            f"Operation {quoted(name)} does not exist in Domain {quoted(domain)}", operation=name
+        )
 
 
 class ProposalNotFound(NotFound):

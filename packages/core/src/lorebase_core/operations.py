@@ -43,14 +43,6 @@ class Execution:
     review_required: bool
 
 
-def operation_not_found(schema: Schema, name: str) -> OperationNotFound:
-    """The error of an unknown Operation (also of one the caller's grants make invisible)."""
-    return OperationNotFound(
-        f"Operation {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}",
-        operation=name,
-    )
-
-
 def plan_execution(
     schema: Schema, name: str, raw_parameters: object, invocation_id: str
 ) -> Execution:
@@ -59,7 +51,7 @@ def plan_execution(
     parameters are valid) or `OperationNotFound`."""
     operation = schema.operations.get(name)
     if operation is None:
-        raise operation_not_found(schema, name)
+        raise OperationNotFound.named(name, schema.domain.name)
     parameters, issues = _check_parameters(operation, raw_parameters)
     if issues:
         raise _invalid(name, issues)

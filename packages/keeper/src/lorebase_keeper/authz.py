@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
 from lorebase_core.access import SENSITIVITY_TAGS, ReadScope
-from lorebase_core.errors import DomainNotFound, Forbidden, quoted
+from lorebase_core.errors import DomainNotFound, Forbidden
 from lorebase_store.access import GrantInfo
 
 ROLES: dict[str, frozenset[str]] = {
@@ -71,7 +71,7 @@ class Principal:
         exactly like one that does not exist (docs/auth.md, "Existence").
         """
         if "data.read" not in self.permissions(domain, None):
-            raise DomainNotFound(f"Domain {quoted(domain)} does not exist")
+            raise DomainNotFound.named(domain)
 
     def require(self, permission: str, domain: str, branch: str | None) -> None:
         if permission not in self.permissions(domain, branch):

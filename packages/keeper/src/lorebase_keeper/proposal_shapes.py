@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import BranchNotFound
+from lorebase_core.operations import MASK
 from lorebase_core.schema import Schema
+from lorebase_core.schema.model import ValueRules
 from lorebase_keeper.agent_writes import (
     blockers,
     operations_of,
@@ -69,24 +72,32 @@ def proposal_json(store: Store, settings: Settings, proposal: ProposalInfo) -> d
     }
 
 
-def conflict_json(conflict: ConflictInfo, schema: Schema, scope: ReadScope) -> dict[str, Any]:
-    """A Conflict with the values the caller may not read masked."""
-    attributes: dict[str, Any] = {}
-    if conflict.entity == "record":
-        kind = schema.kinds.get(conflict.ref.split("/", 1)[0])
-        attributes = dict(kind.attributes) if kind is not None else {}
-    else:
-        relation = schema.relations.get(conflict.ref.split(":", 1)[0])
-        attributes = dict(relation.attributes) if relation is not None else {}
+def conflict_masker(
+    entity: str, ref: str, attribute: str | None, schema: Schema, scope: ReadScope
+) -> Callable[[Any], Any]:
+    """What shows one value of a Conflict to the caller: a whole Record's or Link's values (a
+    dict) masked per Attribute, the value of its one Attribute `***` when the caller may not
+    read it. Shared by the Conflicts of Proposals and those a refused branch merge lists."""
+    name = ref.split("/" if entity == "record" else ":", 1)[0]
+    attributes: Mapping[str, ValueRules] = {}
+    if entity == "record" and name in schema.kinds:
+        attributes = schema.kinds[name].attributes
+    elif entity != "record" and name in schema.relations:
+        attributes = schema.relations[name].attributes
+    rules = attributes.get(attribute or "")
+    hidden = rules is not None and not scope.value_readable(rules)
 
     def shown(value: Any) -> Any:
         if isinstance(value, dict):
             return scope.mask(attributes, value)
-        rules = attributes.get(conflict.attribute)
-        if rules is not None and value is not None and not scope.value_readable(rules):
-            return "***"
-        return value
+        return MASK if hidden and value is not None else value
 
+    return shown
+
+
+def conflict_json(conflict: ConflictInfo, schema: Schema, scope: ReadScope) -> dict[str, Any]:
+    """A Conflict with the values the caller may not read masked."""
+    shown = conflict_masker(conflict.entity, conflict.ref, conflict.attribute, schema, scope)
     return {
         "id": conflict.id,
         "entity": conflict.entity,

@@ -28,14 +28,16 @@ from lorebase_core.errors import (
     KindForbidden,
     MergeConflicts,
     MergeOutsideScope,
+    OperationNotFound,
     ValuesInvalid,
     quoted,
 )
-from lorebase_core.operations import MASK, operation_not_found
+from lorebase_core.operations import MASK
 from lorebase_core.schema import Schema
-from lorebase_core.schema.model import OperationDef, ValueRules
+from lorebase_core.schema.model import OperationDef
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.proposal_scope import edit_visible, hidden_parameters, operation_visible
+from lorebase_keeper.proposal_shapes import conflict_masker
 from lorebase_keeper.reading import Keeper
 from lorebase_store.merges import MergeCheck, MergePlan
 
@@ -69,7 +71,7 @@ def operation_scope(
         return scope
     if not operation_visible(operation, schema, scope):
         if scope.invisible_kinds:
-            raise operation_not_found(schema, name)  # word for word an unknown one
+            raise OperationNotFound.named(name, schema.domain.name)  # as an unknown one
         raise KindForbidden(
             f"Your grants do not cover every Kind that Operation {quoted(name)} edits",
             operation=name,
@@ -194,22 +196,16 @@ def masked_conflicts(
 
 def _masked_conflict(conflict: dict[str, Any], schema: Schema, scope: ReadScope) -> dict[str, Any]:
     """One listed Conflict (`ref`, `attribute`, `base`, `source`, `target`) masked."""
-    attributes: Mapping[str, ValueRules] = {}
-    name = str(conflict["ref"]).split("/" if conflict["entity"] == "record" else ":", 1)[0]
-    if conflict["entity"] == "record" and name in schema.kinds:
-        attributes = schema.kinds[name].attributes
-    elif conflict["entity"] != "record" and name in schema.relations:
-        attributes = schema.relations[name].attributes
-    rules = attributes.get(str(conflict.get("attribute") or ""))
-    hidden = rules is not None and not scope.value_readable(rules)
-    masked = dict(conflict)
-    for side in ("base", "source", "target"):
-        value = conflict.get(side)
-        if isinstance(value, dict):
-            masked[side] = scope.mask(attributes, value)
-        elif hidden and value is not None:
-            masked[side] = MASK
-    return masked
+    attribute = conflict.get("attribute")
+    shown = conflict_masker(
+        str(conflict["entity"]),
+        str(conflict["ref"]),
+        str(attribute) if attribute else None,
+        schema,
+        scope,
+    )
+    sides = ("base", "source", "target")
+    return {**conflict, **{side: shown(conflict[side]) for side in sides if side in conflict}}
 
 
 def masked_issues(issues: list[Issue], schema: Schema, scope: ReadScope) -> list[Issue]:

@@ -62,7 +62,7 @@ _BRANCH = sa.select(t.branches).where(
 def load_domain(connection: sa.Connection, name: str) -> DomainInfo:
     row = connection.execute(_DOMAIN, {"name": name}).mappings().first()
     if row is None:
-        raise DomainNotFound(f"Domain {quoted(name)} does not exist")
+        raise DomainNotFound.named(name)
     return _domain_info(row)
 
 
@@ -367,7 +367,7 @@ def load_domain_and_branch(
         .first()
     )
     if row is None:
-        raise DomainNotFound(f"Domain {quoted(domain_name)} does not exist")
+        raise DomainNotFound.named(domain_name)
     domain_row = {
         name.removeprefix("domain_"): value
         for name, value in row.items()

@@ -24,7 +24,6 @@ from lorebase_core.errors import (
     MergeConflicts,
     ReviewRequired,
     SelfApproval,
-    quoted,
 )
 from lorebase_keeper.agent_writes import API, agent_writes_of, hint, operations_of
 from lorebase_keeper.answers import plain
@@ -54,7 +53,7 @@ def _caller(request: Request, domain: str) -> tuple[Keeper, Principal]:
     principal = keeper.authenticator.principal(request)
     principal.require_domain(domain)  # before the store: a foreign Domain is an unknown one
     if not keeper.store.has_domain(domain):
-        raise DomainNotFound(f"Domain {quoted(domain)} does not exist")
+        raise DomainNotFound.named(domain)
     return keeper, principal
 
 
