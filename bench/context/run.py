@@ -49,8 +49,8 @@ from lorebase_core.resolve import Vocabulary, resolve_text, vocabulary_entries
 from lorebase_core.search_request import SearchRequest
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store import context_reads
 from lorebase_store.importer import import_directory
+from lorebase_store.reads import context_reads
 from lorebase_store.store import Store
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py

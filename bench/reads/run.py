@@ -11,7 +11,7 @@ with it request by request so that a busy neighbour slows both alike:
 - not_modified: the same GET with If-None-Match -> 304, vs the same bare route (200, the bytes);
 - query: POST /query with an aggregate (group_by status, count and avg of price), a distinct
   `where` threshold each request, vs the statement of `build_query_statement` compiled for the
-  engine (`lorebase_store.query.query_sql`) executed on a connection of the store's engine;
+  engine (`lorebase_store.reads.query.query_sql`) executed on a connection of the store's engine;
 - traverse: POST /traverse from one Item along [uses, uses], a different start each request, vs
   the statements of `lorebase_store.graph.sql` the traversal issues, run directly;
 - neighborhood: POST /neighborhood depth 2 from one Item, vs the statements of
@@ -67,9 +67,9 @@ from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
 from lorebase_store.graph.sql import fetch_links, fetch_records
 from lorebase_store.importer import import_directory
-from lorebase_store.query import query_sql
+from lorebase_store.reads.query import query_sql
 from lorebase_store.store import Store
-from lorebase_store.views import Segment
+from lorebase_store.versioned.views import Segment
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py
 from common import (

@@ -45,7 +45,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_core.changes import Origin, UpsertRecord
-from lorebase_store.commits import CommitRequest
+from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.engine import create_store_engine
 from lorebase_store.importer import import_directory
 from lorebase_store.store import Store

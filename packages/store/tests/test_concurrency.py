@@ -12,7 +12,7 @@ import pytest
 
 from lorebase_core.changes import Origin, UpsertRecord
 from lorebase_core.errors import StaleHead
-from lorebase_store.commits import CommitRequest
+from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.store import Store
 

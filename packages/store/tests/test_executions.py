@@ -12,14 +12,14 @@ import pytest
 
 from lorebase_core.changes import Change, Origin, UpsertLink, UpsertRecord
 from lorebase_core.errors import IdempotencyKeyReused, StaleHead, ValuesInvalid
-from lorebase_store.commits import CommitRequest
-from lorebase_store.executions import (
+from lorebase_store.commits.commit import CommitRequest
+from lorebase_store.store import Store
+from lorebase_store.writes.executions import (
     Executed,
     ExecutionRecord,
     operation_id,
     request_digest,
 )
-from lorebase_store.store import Store
 
 DOMAIN = "supply"
 AGENT = "usr_agent"

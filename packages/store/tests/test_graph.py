@@ -31,7 +31,7 @@ from lorebase_store.graph import NeighborhoodResult, TraverseResult, neighborhoo
 from lorebase_store.graph.sql import CHUNK, fetch_links
 from lorebase_store.store import Store
 from lorebase_store.testing import commit_changes as commit
-from lorebase_store.views import make_view
+from lorebase_store.versioned.views import make_view
 
 DOMAIN = "supply"
 EVERYTHING = ReadScope.everything()

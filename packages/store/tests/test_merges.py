@@ -9,11 +9,11 @@ import pytest
 
 from lorebase_core.changes import DeleteRecord, UpsertLink, UpsertRecord
 from lorebase_core.errors import BadRequest, MergeConflicts, StaleHead
-from lorebase_store.merges import Resolution
 from lorebase_store.results import RevisionInfo
 from lorebase_store.store import BranchMode, Store
 from lorebase_store.testing import commit_changes as commit
-from lorebase_store.writes import BranchMerge
+from lorebase_store.writes.merges import Resolution
+from lorebase_store.writes.writes import BranchMerge
 
 DOMAIN = "supply"
 MODES = [pytest.param("overlay", id="overlay"), pytest.param("copy", id="copy")]

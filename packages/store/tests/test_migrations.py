@@ -13,7 +13,7 @@ from alembic.script import ScriptDirectory
 
 from lorebase_core.changes import Origin, UpsertRecord
 from lorebase_store import tables as t
-from lorebase_store.commits import CommitRequest
+from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.importer import import_directory
 from lorebase_store.migrate import alembic_config, upgrade
 from lorebase_store.store import Store

@@ -8,12 +8,12 @@ import pytest
 
 from lorebase_core.changes import Change, Origin, UpsertLink, UpsertRecord
 from lorebase_core.errors import AgentBranchLimit, AlreadyExists, ConflictNotFound, ProposalNotOpen
-from lorebase_store.commits import CommitRequest
-from lorebase_store.executions import Executed, ExecutionRecord, operation_id
-from lorebase_store.proposals import ProposalInfo
+from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.store import Store
 from lorebase_store.testing import commit_changes as commit
-from lorebase_store.writes import Merged, Proposed, TaskBranch
+from lorebase_store.writes.executions import Executed, ExecutionRecord, operation_id
+from lorebase_store.writes.proposals import ProposalInfo
+from lorebase_store.writes.writes import Merged, Proposed, TaskBranch
 
 DOMAIN = "supply"
 AGENT = "svc_agent"

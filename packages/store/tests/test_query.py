@@ -25,14 +25,14 @@ from lorebase_core.query.parse import ascii_lower
 from lorebase_core.schema import Schema, load_schema
 from lorebase_core.values import CanonicalValue, ValueType, canonical, compare
 from lorebase_store.engine import read_transaction
-from lorebase_store.query import (
+from lorebase_store.reads.query import (
     QueryResult,
     _StatementCache,
     build_query_statement,
     query_sql,
     run_query,
 )
-from lorebase_store.query_sql import IN_LIST_PARAMETERS, average
+from lorebase_store.reads.query_sql import IN_LIST_PARAMETERS, average
 from lorebase_store.store import BranchMode, Store
 from lorebase_store.testing import change_request
 from lorebase_store.testing import commit_changes as commit

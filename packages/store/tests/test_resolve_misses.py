@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from lorebase_platform.settings import ResolveMissesSettings
 from lorebase_store import tables as t
-from lorebase_store.resolve_misses import read_misses, record_misses
+from lorebase_store.reads.resolve_misses import read_misses, record_misses
 from lorebase_store.store import Store
 
 DAY = datetime(2026, 10, 1, 8, 0, tzinfo=UTC)

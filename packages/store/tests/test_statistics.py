@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from lorebase_core.changes import DeleteRecord, UpsertRecord
 from lorebase_store import tables as t
+from lorebase_store.commits.statistics import Statistics, read_statistics
 from lorebase_store.engine import read_transaction
-from lorebase_store.statistics import Statistics, read_statistics
 from lorebase_store.store import Store
 from lorebase_store.testing import commit_changes
 

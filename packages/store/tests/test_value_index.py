@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_platform.settings import ResolveMissesSettings
-from lorebase_store import value_index as index_module
-from lorebase_store.resolve_misses import record_misses
+from lorebase_store.reads import value_index as index_module
+from lorebase_store.reads.resolve_misses import record_misses
+from lorebase_store.reads.value_index import ValueIndex
 from lorebase_store.store import Store
 from lorebase_store.testing import commit_changes
-from lorebase_store.value_index import ValueIndex
 
 
 def index_of(store: Store, *, at: str | None = None, max_indexed_values: int = 200) -> ValueIndex:

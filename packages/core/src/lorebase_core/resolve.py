@@ -1,6 +1,6 @@
 """Grounding the words of a question in a Domain's schema and stored values (docs/resolve.md).
 
-Pure: the store counts the indexed values (`lorebase_store.value_index`), Keeper serves the answer.
+Pure: the store counts the indexed values (`lorebase_store.reads.value_index`), Keeper serves the answer.
 A text is cut into words; phrases of one to three consecutive words are tried, longest first, at
 these levels:
 

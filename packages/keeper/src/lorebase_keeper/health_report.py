@@ -6,13 +6,13 @@ from typing import Any
 
 from lorebase_keeper.markdown_text import table_cell, text_line
 from lorebase_keeper.reading import Read
-from lorebase_store.health import (
+from lorebase_store.health.relations import RelationHealth
+from lorebase_store.health.report import (
     Duplicates,
     HealthLimits,
     HealthReport,
     KindHealth,
 )
-from lorebase_store.health_relations import RelationHealth
 
 SHORT = 12
 

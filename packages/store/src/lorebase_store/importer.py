@@ -29,7 +29,7 @@ from lorebase_core.changes import Change, Origin, UpsertLink, UpsertRecord, pars
 from lorebase_core.errors import ImportInvalid, InvalidInput, Issue, SchemaInvalid, ValuesInvalid
 from lorebase_core.schema import Schema, load_schema
 from lorebase_core.schema.yaml_text import parse_yaml
-from lorebase_store.commits import CommitRequest
+from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.results import RevisionInfo
 from lorebase_store.store import Store
 

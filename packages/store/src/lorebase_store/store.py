@@ -16,19 +16,18 @@ from lorebase_core.values import format_datetime
 from lorebase_platform.settings import DatabaseSettings
 from lorebase_store import access as access_rows
 from lorebase_store import tables as t
-from lorebase_store.branches import BranchMode, create_branch_on
-from lorebase_store.commits import CommitRequest, commit
-from lorebase_store.diff import diff
-from lorebase_store.domains import check_branch_name, insert_domain
+from lorebase_store.commits.commit import CommitRequest, commit
+from lorebase_store.commits.statistics import Statistics, recount
 from lorebase_store.engine import (
     create_store_engine,
     read_transaction,
     write_transaction,
 )
-from lorebase_store.history import history, lineage
 from lorebase_store.migrate import upgrade
-from lorebase_store.reader import Reader, open_reader
-from lorebase_store.reads import (
+from lorebase_store.reads.diff import diff
+from lorebase_store.reads.history import history, lineage
+from lorebase_store.reads.reader import Reader, open_reader
+from lorebase_store.reads.records import (
     count_records,
     get_record,
     links_of,
@@ -45,9 +44,9 @@ from lorebase_store.results import (
     RecordVersion,
     RevisionInfo,
 )
-from lorebase_store.schemas import schema_at
-from lorebase_store.statistics import Statistics, recount
-from lorebase_store.views import (
+from lorebase_store.versioned.domains import check_branch_name, insert_domain
+from lorebase_store.versioned.schemas import schema_at
+from lorebase_store.versioned.views import (
     REVISION_ROWS,
     Authorize,
     View,
@@ -60,7 +59,8 @@ from lorebase_store.views import (
     revision_lineage,
     revision_segments,
 )
-from lorebase_store.writes import Writes
+from lorebase_store.writes.branches import BranchMode, create_branch_on
+from lorebase_store.writes.writes import Writes
 
 
 def _now() -> str:

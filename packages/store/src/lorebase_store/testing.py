@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lorebase_core.changes import Change, Origin
-from lorebase_store.commits import CommitRequest
+from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.results import RevisionInfo
 from lorebase_store.store import Store
 

@@ -1,6 +1,6 @@
 """The query DSL of POST /query (docs/query.md): parse and check a query document, page cursors.
 
-Pure: the store runs a parsed `Query` (`lorebase_store.query`), Keeper wires both to the route.
+Pure: the store runs a parsed `Query` (`lorebase_store.reads.query`), Keeper wires both to the route.
 """
 
 from lorebase_core.query.cursor import QueryCursor, decode_cursor, encode_cursor

@@ -1,7 +1,7 @@
 """The parsed query of POST /query (docs/query.md): frozen dataclasses, checked and canonical.
 
 `lorebase_core.query.parse.parse_query` builds a `Query` from the request document; the store
-turns it into one SQL statement (`lorebase_store.query`). Comparison values are already in the
+turns it into one SQL statement (`lorebase_store.reads.query`). Comparison values are already in the
 canonical form of their Attribute, and every node carries the `ValueType` the store compares with.
 """
 

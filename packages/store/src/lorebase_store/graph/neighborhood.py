@@ -31,7 +31,7 @@ from lorebase_store.graph.results import (
     graph_record,
 )
 from lorebase_store.graph.sql import KeyColumn, fetch_links, fetch_records
-from lorebase_store.views import View
+from lorebase_store.versioned.views import View
 
 Node = tuple[str, str]
 """A Record as (Kind, key)."""

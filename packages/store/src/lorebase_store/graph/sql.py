@@ -21,7 +21,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 from lorebase_store import tables as t
-from lorebase_store.views import Segment
+from lorebase_store.versioned.views import Segment
 
 KeyColumn = Literal["from_key", "to_key"]
 Shape = tuple[bool, ...]

@@ -19,7 +19,7 @@ from lorebase_core.graph_requests import Hop, TraverseRequest
 from lorebase_core.schema import Schema
 from lorebase_store.graph.results import Cap, HopResult, TraverseResult, graph_record
 from lorebase_store.graph.sql import KeyColumn, fetch_links, fetch_records
-from lorebase_store.views import Segment, View
+from lorebase_store.versioned.views import Segment, View
 
 
 @dataclass(frozen=True)

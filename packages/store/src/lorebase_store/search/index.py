@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
-from lorebase_store.schemas import schema_by_digest
 from lorebase_store.search.text import document, terms
+from lorebase_store.versioned.schemas import schema_by_digest
 
 FTS_TABLE = "search_fts"
 PG_TEXT_INDEX = "ix_search_pg_text_trgm"

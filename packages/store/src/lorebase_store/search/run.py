@@ -18,11 +18,11 @@ from lorebase_core.access import ReadScope
 from lorebase_core.schema import Schema
 from lorebase_core.search_request import SearchRequest
 from lorebase_store import tables as t
-from lorebase_store.current import Current, current_records
 from lorebase_store.search.lexical import Correction, corrections, match
 from lorebase_store.search.text import matched_attributes, record_title, words
 from lorebase_store.search.vectors import nearest
-from lorebase_store.views import View
+from lorebase_store.versioned.current import Current, current_records
+from lorebase_store.versioned.views import View
 
 RRF_K = 60
 HYBRID_CANDIDATES = 50

@@ -24,10 +24,10 @@ import sqlalchemy as sa
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
-from lorebase_store.health_checks import KindChecks, normalized
-from lorebase_store.health_relations import RelationHealth, relation_health
-from lorebase_store.reads import RECORD_IDENTITY, visible_rows
-from lorebase_store.views import View, revisions_by_pk
+from lorebase_store.health.checks import KindChecks, normalized
+from lorebase_store.health.relations import RelationHealth, relation_health
+from lorebase_store.reads.records import RECORD_IDENTITY, visible_rows
+from lorebase_store.versioned.views import View, revisions_by_pk
 
 _STREAM = 500
 

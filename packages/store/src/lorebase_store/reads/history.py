@@ -17,7 +17,6 @@ import sqlalchemy as sa
 
 from lorebase_core.errors import BadCursor, RecordNotFound, quoted, shortened
 from lorebase_store import tables as t
-from lorebase_store.provenance import expand
 from lorebase_store.results import (
     HistoryEntry,
     HistoryPage,
@@ -25,7 +24,8 @@ from lorebase_store.results import (
     Provenance,
     RevisionInfo,
 )
-from lorebase_store.views import View, revisions_by_pk
+from lorebase_store.versioned.provenance import expand
+from lorebase_store.versioned.views import View, revisions_by_pk
 
 
 def _versions(connection: sa.Connection, view: View, kind: str, key: str) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_store import tables as t
-from lorebase_store.views import Segment, visible
+from lorebase_store.versioned.views import Segment, visible
 
 _CHUNK = 500
 

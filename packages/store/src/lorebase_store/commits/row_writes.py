@@ -7,7 +7,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from lorebase_store.current import Current
+from lorebase_store.versioned.current import Current
 
 
 @cache

@@ -7,10 +7,10 @@ from collections.abc import Callable
 import sqlalchemy as sa
 
 from lorebase_store import tables as t
-from lorebase_store.current import current_records
-from lorebase_store.provenance import expand
 from lorebase_store.results import LinkVersion, RecordVersion
-from lorebase_store.views import Segment, View, not_shadowed, revisions_by_pk, visible
+from lorebase_store.versioned.current import current_records
+from lorebase_store.versioned.provenance import expand
+from lorebase_store.versioned.views import Segment, View, not_shadowed, revisions_by_pk, visible
 
 RECORD_IDENTITY = ("kind", "record_key")
 LINK_IDENTITY = ("relation", "from_key", "to_key")

@@ -22,14 +22,24 @@ from lorebase_core.errors import ConflictNotFound, ProposalNotFound, ProposalNot
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
-from lorebase_store.commits import CommitRequest, commit_on
-from lorebase_store.diff import touched
+from lorebase_store.commits.commit import CommitRequest, commit_on
 from lorebase_store.engine import is_sqlite
-from lorebase_store.executions import Invocation, invocations_of_proposal, write_operation_events
-from lorebase_store.ids import new_id
-from lorebase_store.merges import FoundConflict, MergeCheck, MergePlan, Resolution, plan_merge
+from lorebase_store.reads.diff import touched
 from lorebase_store.results import BranchInfo, DomainInfo
-from lorebase_store.views import branch_by_id, lineage, load_branch
+from lorebase_store.versioned.views import branch_by_id, lineage, load_branch
+from lorebase_store.writes.executions import (
+    Invocation,
+    invocations_of_proposal,
+    write_operation_events,
+)
+from lorebase_store.writes.ids import new_id
+from lorebase_store.writes.merges import (
+    FoundConflict,
+    MergeCheck,
+    MergePlan,
+    Resolution,
+    plan_merge,
+)
 
 
 def now() -> str:

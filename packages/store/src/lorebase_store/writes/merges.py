@@ -32,11 +32,11 @@ from lorebase_core.changes import Change, DeleteLink, DeleteRecord, UpsertLink, 
 from lorebase_core.errors import BadRequest, BranchesUnrelated
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
-from lorebase_store.current import Current, current_links, current_records
-from lorebase_store.diff import touched
-from lorebase_store.provenance import expand
+from lorebase_store.reads.diff import touched
 from lorebase_store.results import BranchInfo
-from lorebase_store.views import (
+from lorebase_store.versioned.current import Current, current_links, current_records
+from lorebase_store.versioned.provenance import expand
+from lorebase_store.versioned.views import (
     Segment,
     branch_by_id,
     lineage,

@@ -16,11 +16,11 @@ import sqlalchemy as sa
 from lorebase_core.errors import AlreadyExists, BranchNameReserved, BranchNameTaken, Issue
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
-from lorebase_store.domains import check_branch_name
 from lorebase_store.engine import inserted_id
-from lorebase_store.reads import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
+from lorebase_store.reads.records import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
 from lorebase_store.results import BranchInfo
-from lorebase_store.views import View, load_branch, make_view
+from lorebase_store.versioned.domains import check_branch_name
+from lorebase_store.versioned.views import View, load_branch, make_view
 
 BranchMode = Literal["overlay", "copy"]
 

@@ -14,8 +14,8 @@ from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.engine import inserted_id
 from lorebase_store.results import DomainInfo
-from lorebase_store.schemas import save_schema
-from lorebase_store.views import load_domain
+from lorebase_store.versioned.schemas import save_schema
+from lorebase_store.versioned.views import load_domain
 
 BRANCH_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}$")
 

@@ -19,8 +19,8 @@ import sqlalchemy as sa
 from lorebase_core.resolve import indexing
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
-from lorebase_store.reads import RECORD_IDENTITY, visible_rows
-from lorebase_store.views import View
+from lorebase_store.reads.records import RECORD_IDENTITY, visible_rows
+from lorebase_store.versioned.views import View
 
 FORCED_MAX_VALUES = 10_000  # `resolvable: true` indexes every value, up to this many
 KEPT = 64

@@ -15,10 +15,10 @@ import sqlalchemy as sa
 from lorebase_core.context.pack import LineageEntry, RecentChange
 from lorebase_core.errors import RevisionNotOnBranch
 from lorebase_store import tables as t
-from lorebase_store.current import current_records
 from lorebase_store.graph.sql import chunks
-from lorebase_store.provenance import expand
-from lorebase_store.views import (
+from lorebase_store.versioned.current import current_records
+from lorebase_store.versioned.provenance import expand
+from lorebase_store.versioned.views import (
     Authorize,
     View,
     position_in,

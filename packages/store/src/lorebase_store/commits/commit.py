@@ -27,8 +27,8 @@ from lorebase_core.records import check_values, derive, key_values, missing_requ
 from lorebase_core.schema import KindDef, RelationDef, Schema, canonical_json
 from lorebase_core.values import ValueProblem, format_datetime
 from lorebase_store import tables as t
-from lorebase_store.current import Current, current_links, current_records, links_touching
-from lorebase_store.domains import insert_domain
+from lorebase_store.commits.row_writes import RowWrites
+from lorebase_store.commits.statistics import StatisticsDelta, apply_delta
 from lorebase_store.engine import (
     JsonText,
     canonical_text,
@@ -36,14 +36,14 @@ from lorebase_store.engine import (
     is_sqlite,
     write_transaction,
 )
-from lorebase_store.provenance import carried
-from lorebase_store.reads import duplicate_values
+from lorebase_store.reads.records import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
-from lorebase_store.row_writes import RowWrites
-from lorebase_store.schemas import save_schema, schema_by_digest
 from lorebase_store.search.index import RecordWrite, index_records, reindex_branch
-from lorebase_store.statistics import StatisticsDelta, apply_delta
-from lorebase_store.views import Segment, load_branch, load_domain_and_branch, segments
+from lorebase_store.versioned.current import Current, current_links, current_records, links_touching
+from lorebase_store.versioned.domains import insert_domain
+from lorebase_store.versioned.provenance import carried
+from lorebase_store.versioned.schemas import save_schema, schema_by_digest
+from lorebase_store.versioned.views import Segment, load_branch, load_domain_and_branch, segments
 
 Duplicates = Literal["merge", "refuse"]
 

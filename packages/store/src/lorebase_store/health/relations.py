@@ -1,4 +1,4 @@
-"""The Relation part of the health report (see `lorebase_store.health`): Links, orphans, gaps.
+"""The Relation part of the health report (see `lorebase_store.health.report`): Links, orphans, gaps.
 
 Per Relation, one statement counts the live Links and the orphans among them (anti-joins on the
 visible Records of both ends) and one lists orphans when there are some; for a Relation with
@@ -14,11 +14,11 @@ import sqlalchemy as sa
 
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
-from lorebase_store.reads import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
-from lorebase_store.views import View
+from lorebase_store.reads.records import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
+from lorebase_store.versioned.views import View
 
 if TYPE_CHECKING:
-    from lorebase_store.health import HealthLimits
+    from lorebase_store.health.report import HealthLimits
 
 
 def _records_of(view: View, kind: str) -> sa.Subquery:

@@ -15,11 +15,14 @@ import sqlalchemy as sa
 from lorebase_core.changes import Change, Origin
 from lorebase_core.errors import AgentBranchLimit, AlreadyExists, MergeConflicts, ProposalNotOpen
 from lorebase_store import tables as t
-from lorebase_store.audit import AuditEntry, audit, audit_entries
-from lorebase_store.branches import BranchMode, create_branch_on
-from lorebase_store.commits import CommitRequest, commit_on
+from lorebase_store.commits.commit import CommitRequest, commit_on
 from lorebase_store.engine import is_sqlite, read_transaction, write_transaction
-from lorebase_store.executions import (
+from lorebase_store.results import BranchInfo, DomainInfo
+from lorebase_store.versioned.schemas import schema_at
+from lorebase_store.versioned.views import list_branches, load_branch, load_domain
+from lorebase_store.writes.audit import AuditEntry, audit, audit_entries
+from lorebase_store.writes.branches import BranchMode, create_branch_on
+from lorebase_store.writes.executions import (
     DryRun,
     Executed,
     ExecutionRecord,
@@ -30,8 +33,8 @@ from lorebase_store.executions import (
     find_invocation,
     invocation_by_id,
 )
-from lorebase_store.merges import MergeCheck, MergePlan, Resolution, plan_merge
-from lorebase_store.proposals import (
+from lorebase_store.writes.merges import MergeCheck, MergePlan, Resolution, plan_merge
+from lorebase_store.writes.proposals import (
     Attempt,
     ConflictInfo,
     MergeOutcome,
@@ -52,9 +55,6 @@ from lorebase_store.proposals import (
     resolve_conflict,
     update_proposal,
 )
-from lorebase_store.results import BranchInfo, DomainInfo
-from lorebase_store.schemas import schema_at
-from lorebase_store.views import list_branches, load_branch, load_domain
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from lorebase_store import tables as t
-from lorebase_store.current import Current, current_links, current_records
 from lorebase_store.results import Diff, DiffEntry, Values
-from lorebase_store.views import Segment
+from lorebase_store.versioned.current import Current, current_links, current_records
+from lorebase_store.versioned.views import Segment
 
 
 def touched(

@@ -25,11 +25,11 @@ from lorebase_core.errors import IdempotencyKeyReused, InvalidInput, Issue
 from lorebase_core.schema import canonical_json
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
-from lorebase_store.audit import audit
-from lorebase_store.commits import CommitRequest, commit_on
+from lorebase_store.commits.commit import CommitRequest, commit_on
 from lorebase_store.engine import read_transaction, write_transaction
 from lorebase_store.results import CommitResult
-from lorebase_store.views import load_domain
+from lorebase_store.versioned.views import load_domain
+from lorebase_store.writes.audit import audit
 
 
 @dataclass(frozen=True)

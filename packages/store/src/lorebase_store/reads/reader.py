@@ -18,14 +18,18 @@ from lorebase_core.graph_requests import NeighborhoodRequest, TraverseRequest
 from lorebase_core.query import Query
 from lorebase_core.schema import Schema
 from lorebase_core.search_request import SearchRequest
-from lorebase_store import context_reads, graph, reads
-from lorebase_store import history as history_reads
-from lorebase_store.context_reads import SeedVersion
+from lorebase_store import graph
+from lorebase_store.commits.statistics import Statistics, read_statistics
 from lorebase_store.engine import read_transaction
 from lorebase_store.graph import NeighborhoodResult, TraverseResult
-from lorebase_store.health import HealthLimits, HealthReport, check_health
-from lorebase_store.query import QueryResult, run_query
-from lorebase_store.resolve_misses import ResolveMiss, read_misses
+from lorebase_store.health.report import HealthLimits, HealthReport, check_health
+from lorebase_store.reads import context_reads
+from lorebase_store.reads import history as history_reads
+from lorebase_store.reads import records as reads
+from lorebase_store.reads.context_reads import SeedVersion
+from lorebase_store.reads.query import QueryResult, run_query
+from lorebase_store.reads.resolve_misses import ResolveMiss, read_misses
+from lorebase_store.reads.value_index import ValueIndex, value_index
 from lorebase_store.results import (
     HistoryPage,
     Lineage,
@@ -33,13 +37,11 @@ from lorebase_store.results import (
     RecordVersion,
     RevisionInfo,
 )
-from lorebase_store.schemas import schema_at
 from lorebase_store.search import SearchResult
 from lorebase_store.search import run as search_run
 from lorebase_store.search import vectors as search_vectors
-from lorebase_store.statistics import Statistics, read_statistics
-from lorebase_store.value_index import ValueIndex, value_index
-from lorebase_store.views import (
+from lorebase_store.versioned.schemas import schema_at
+from lorebase_store.versioned.views import (
     Authorize,
     View,
     make_view,

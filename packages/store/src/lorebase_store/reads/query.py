@@ -34,7 +34,7 @@ from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Schema
 from lorebase_core.values import CanonicalValue
 from lorebase_store import tables as t
-from lorebase_store.query_sql import (
+from lorebase_store.reads.query_sql import (
     average,
     binary,
     from_sort_key,
@@ -45,8 +45,8 @@ from lorebase_store.query_sql import (
     text_in,
     total,
 )
-from lorebase_store.reads import LINK_IDENTITY, RECORD_IDENTITY
-from lorebase_store.views import View, not_shadowed, visible
+from lorebase_store.reads.records import LINK_IDENTITY, RECORD_IDENTITY
+from lorebase_store.versioned.views import View, not_shadowed, visible
 
 Values = dict[str, CanonicalValue]
 _COMPARE: dict[str, Callable[[Any, Any], sa.ColumnElement[bool]]] = {

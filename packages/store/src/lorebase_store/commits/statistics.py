@@ -18,8 +18,8 @@ import sqlalchemy as sa
 
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
-from lorebase_store.reads import RECORD_IDENTITY, visible_rows
-from lorebase_store.views import View
+from lorebase_store.reads.records import RECORD_IDENTITY, visible_rows
+from lorebase_store.versioned.views import View
 
 
 @dataclass(frozen=True)
