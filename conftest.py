@@ -16,8 +16,7 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
-from lorebase_store.importer import import_directory
-from lorebase_store.store import Store
+from lorebase_store import Store, import_directory
 
 POSTGRES_DSN = os.environ.get("LOREBASE_TEST_POSTGRES_DSN")
 ROOT = Path(__file__).parent

@@ -30,7 +30,7 @@ from urllib.parse import quote
 import sqlalchemy as sa  # noqa: TID251 (the benchmarks measure the store against raw SQL)
 import sqlean
 
-from lorebase_store.engine import create_store_engine
+from lorebase_store import create_store_engine
 
 ROOT = Path(__file__).resolve().parents[1]
 DSN_VARIABLE = "LOREBASE_BENCH_POSTGRES_DSN"

@@ -9,7 +9,7 @@ the sides of a figure are interleaved request by request (bench/reads `interleav
   32000}`, a different seed each request (the answer cache never serves them), against the raw
   reads of the pack in one transaction: the neighborhood's statements of
   `lorebase_store.graph.sql` (bench/reads `NeighborhoodSql`), then the store-level context reads
-  `context_reads.seed_versions`, `recent_changes` and `lineage_entries` called directly on the
+  `seed_versions`, `recent_changes` and `lineage_entries` of a `Reader` made directly on the
   connection (each seed version read once). A `store` side is the Reader's calls that
   `context_pack` makes (neighborhood, seed versions twice, recent changes, lineage), no HTTP.
 - cached_pack: one pack repeated (the answer cache serves it) vs a bare Starlette route
@@ -49,9 +49,7 @@ from lorebase_core.resolve import Vocabulary, resolve_text, vocabulary_entries
 from lorebase_core.search_request import SearchRequest
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.importer import import_directory
-from lorebase_store.reads import context_reads
-from lorebase_store.store import Store
+from lorebase_store import Reader, Store, import_directory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py
 from common import (
@@ -265,11 +263,10 @@ def bench_packs(bench: Bench) -> dict[str, dict[str, Any]]:
         ) -> object:
             with engine.connect() as connection:
                 found = walk_sql.run(connection, seeds[index], depth)
-                versions = context_reads.seed_versions(connection, view, [(KIND, seeds[index])])
-                recent = context_reads.recent_changes(
-                    connection, view, records[index], limit=context.recent_changes
-                )
-                lineage = context_reads.lineage_entries(connection, versions.values())
+                reads = Reader(connection, view)
+                versions = reads.seed_versions([(KIND, seeds[index])])
+                recent = reads.recent_changes(records[index], limit=context.recent_changes)
+                lineage = reads.lineage_entries(versions.values())
             return found, recent, lineage
 
         def store_side(

@@ -65,11 +65,7 @@ from lorebase_core.graph_requests import parse_neighborhood, parse_traverse
 from lorebase_core.query import parse_query
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.graph.sql import fetch_links, fetch_records
-from lorebase_store.importer import import_directory
-from lorebase_store.reads.query import query_sql
-from lorebase_store.store import Store
-from lorebase_store.versioned.views import Segment
+from lorebase_store import Segment, Store, fetch_links, fetch_records, import_directory, query_sql
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py
 from common import (

@@ -45,10 +45,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_core.changes import Origin, UpsertRecord
-from lorebase_store.commits.commit import CommitRequest
-from lorebase_store.engine import create_store_engine
-from lorebase_store.importer import import_directory
-from lorebase_store.store import Store
+from lorebase_store import CommitRequest, Store, create_store_engine, import_directory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py
 from common import (

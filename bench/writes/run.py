@@ -57,11 +57,14 @@ from lorebase_keeper.authz import local_admin
 from lorebase_keeper.executing import ExecuteRequest, execute_operation
 from lorebase_keeper.reading import Keeper
 from lorebase_platform.settings import Settings
-from lorebase_store.commits.commit import CommitRequest
-from lorebase_store.importer import import_directory
-from lorebase_store.store import Store
-from lorebase_store.writes.executions import ExecutionRecord, request_digest
-from lorebase_store.writes.ids import new_id
+from lorebase_store import (
+    CommitRequest,
+    ExecutionRecord,
+    Store,
+    import_directory,
+    new_id,
+    request_digest,
+)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py
 from common import (

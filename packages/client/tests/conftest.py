@@ -30,8 +30,7 @@ from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.importer import import_directory
-from lorebase_store.store import Store
+from lorebase_store import Store, import_directory
 from lorebase_store.testing import commit_changes
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -16,7 +16,7 @@ from fastapi import FastAPI
 
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from packages.keeper.tests.test_app import assert_problem
 from lorebase_keeper.access_commands import grant, key
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 SUPPLY = "/api/v1/domains/supply"
 KEY = r"lbk_[0-9a-f]{12}_[A-Za-z0-9_-]+"

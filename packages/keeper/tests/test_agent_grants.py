@@ -19,7 +19,7 @@ from packages.keeper.tests.test_access_commands import keeper_over
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.access_commands import grant, key
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
 

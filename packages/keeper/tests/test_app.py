@@ -7,8 +7,7 @@ import pytest
 
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.engine import create_store_engine
-from lorebase_store.store import Store
+from lorebase_store import Store, create_store_engine
 
 
 def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str, object]:

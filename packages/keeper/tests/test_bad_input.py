@@ -21,7 +21,7 @@ from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import TRIM_STEPS, Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
 CONTEXT = "/api/v1/domains/supply/context"

@@ -22,7 +22,7 @@ from packages.keeper.tests.test_app import assert_problem
 from lorebase_core.changes import UpsertRecord
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 from lorebase_store.testing import commit_changes
 
 pytestmark = pytest.mark.anyio

@@ -18,7 +18,7 @@ from packages.store.tests.test_health import damage_supply
 
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 SUPPLY = "/api/v1/domains/supply"
 pytestmark = pytest.mark.anyio

@@ -11,7 +11,7 @@ from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 from lorebase_store.testing import commit_changes
 
 SCHEMA = """

@@ -27,8 +27,7 @@ from packages.keeper.tests.test_app import assert_problem
 from lorebase_keeper.app import create_app
 from lorebase_keeper.paging import encode_cursor
 from lorebase_platform.settings import Settings
-from lorebase_store.importer import import_directory
-from lorebase_store.store import Store
+from lorebase_store import Store, import_directory
 
 pytestmark = pytest.mark.anyio
 

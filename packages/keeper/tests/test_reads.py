@@ -20,7 +20,7 @@ import yaml
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
-from lorebase_store.store import Store
+from lorebase_store import Store
 from lorebase_store.testing import commit_changes
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "supply"

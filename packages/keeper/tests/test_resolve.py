@@ -15,8 +15,7 @@ from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.reads.resolve_misses import ResolveMiss, record_misses
-from lorebase_store.store import Store
+from lorebase_store import ResolveMiss, Store, record_misses
 from lorebase_store.testing import change_request
 
 pytestmark = pytest.mark.anyio

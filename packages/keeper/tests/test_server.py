@@ -25,7 +25,7 @@ from packages.keeper.tests.test_loopback import clean_environment, serve_process
 from lorebase_keeper.app import create_app
 from lorebase_keeper.server import BODY_GRACE_S, server_config
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 HEADER_TIMEOUT_S = 0.5
 BODY_TIMEOUT_S = 0.5

@@ -19,7 +19,7 @@ from lorebase_core.access import SENSITIVITY_TAGS
 from lorebase_core.errors import LorebaseError
 from lorebase_keeper.authz import ROLES
 from lorebase_keeper.commands import command_settings, config_option, database_option
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 F = TypeVar("F", bound=Callable[..., object])
 

@@ -13,9 +13,7 @@ from lorebase_core.errors import InvalidInput, Issue
 from lorebase_core.operations import execution_summary
 from lorebase_core.schema import Schema
 from lorebase_platform.settings import AgentWritesSettings, OperationsSettings, Settings
-from lorebase_store.results import DomainInfo
-from lorebase_store.writes.proposals import ProposalInfo
-from lorebase_store.writes.writes import Describe
+from lorebase_store import Describe, DomainInfo, ProposalInfo
 
 API = "/api/v1/domains"
 _TASK = re.compile(r"[^a-z0-9._-]+")

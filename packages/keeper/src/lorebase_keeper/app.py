@@ -32,7 +32,7 @@ from lorebase_keeper.routes import (
 from lorebase_keeper.segments import PathSegments
 from lorebase_keeper.text import ValidText
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 VERSION = "0.1.0"
 

@@ -17,7 +17,7 @@ from fastapi import Request
 from lorebase_core.errors import Unauthorized
 from lorebase_keeper.authz import Principal, local_admin
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 
 class Authenticator:

@@ -14,7 +14,7 @@ from fnmatch import fnmatchcase
 
 from lorebase_core.access import SENSITIVITY_TAGS, ReadScope
 from lorebase_core.errors import DomainNotFound, Forbidden
-from lorebase_store.access import GrantInfo
+from lorebase_store import GrantInfo
 
 ROLES: dict[str, frozenset[str]] = {
     "viewer": frozenset({"data.read"}),

@@ -13,8 +13,7 @@ import click
 
 from lorebase_core.errors import InvalidInput, LorebaseError
 from lorebase_platform.settings import Settings, load_settings
-from lorebase_store.importer import import_directory
-from lorebase_store.store import Store
+from lorebase_store import Store, import_directory
 
 config_option = click.option(
     "--config",

@@ -38,8 +38,7 @@ from lorebase_core.search_request import SearchRequest
 from lorebase_keeper.context_markdown import markdown_document, render_markdown_section
 from lorebase_keeper.reading import Read
 from lorebase_platform.settings import Settings
-from lorebase_store.graph import NeighborhoodResult
-from lorebase_store.reads.context_reads import SeedVersion
+from lorebase_store import NeighborhoodResult, SeedVersion
 
 
 def context_limits(settings: Settings) -> ContextLimits:

@@ -52,16 +52,17 @@ from lorebase_keeper.write_scope import (
     write_permissions,
 )
 from lorebase_platform.settings import AgentWritesSettings
-from lorebase_store.commits.commit import CommitRequest
-from lorebase_store.results import BranchInfo, DomainInfo
-from lorebase_store.writes.executions import (
+from lorebase_store import (
+    BranchInfo,
+    CommitRequest,
+    DomainInfo,
     ExecutionRecord,
     Invocation,
+    ProposalInfo,
+    Writes,
+    new_id,
     request_digest,
 )
-from lorebase_store.writes.ids import new_id
-from lorebase_store.writes.proposals import ProposalInfo
-from lorebase_store.writes.writes import Writes
 
 
 class ExecuteRequest(BaseModel):

@@ -8,7 +8,7 @@ from lorebase_core.errors import RecordNotFound, quoted, shortened
 from lorebase_keeper.markdown_text import SHORT, table_cell, text_line
 from lorebase_keeper.reading import Read
 from lorebase_keeper.shapes import title_of
-from lorebase_store.results import RevisionInfo
+from lorebase_store import RevisionInfo
 
 
 def _revision_json(revision: RevisionInfo) -> dict[str, Any]:

@@ -6,12 +6,12 @@ from typing import Any
 
 from lorebase_keeper.markdown_text import table_cell, text_line
 from lorebase_keeper.reading import Read
-from lorebase_store.health.relations import RelationHealth
-from lorebase_store.health.report import (
+from lorebase_store import (
     Duplicates,
     HealthLimits,
     HealthReport,
     KindHealth,
+    RelationHealth,
 )
 
 SHORT = 12

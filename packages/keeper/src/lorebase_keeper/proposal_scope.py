@@ -32,7 +32,7 @@ from lorebase_core.schema.model import OperationDef, ValueRules
 from lorebase_keeper.agent_writes import agent_writes_of, describe
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.reading import Keeper
-from lorebase_store.writes.proposals import Attempt, ConflictInfo, ProposalInfo, ProposalReach
+from lorebase_store import Attempt, ConflictInfo, ProposalInfo, ProposalReach
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

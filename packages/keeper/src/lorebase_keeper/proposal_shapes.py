@@ -18,8 +18,7 @@ from lorebase_keeper.agent_writes import (
     required_approvals,
 )
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
-from lorebase_store.writes.proposals import ConflictInfo, ProposalInfo
+from lorebase_store import ConflictInfo, ProposalInfo, Store
 
 
 def approval_state(store: Store, settings: Settings, proposal: ProposalInfo) -> dict[str, Any]:

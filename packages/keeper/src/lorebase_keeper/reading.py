@@ -15,8 +15,7 @@ from lorebase_keeper.answers import AnswerCache, stamped
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.authz import Principal
 from lorebase_platform.settings import PageSettings, Settings
-from lorebase_store.reads.reader import Reader
-from lorebase_store.store import Store
+from lorebase_store import Reader, Store
 
 
 @dataclass

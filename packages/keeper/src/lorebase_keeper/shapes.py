@@ -7,7 +7,7 @@ from typing import Any
 from lorebase_core.access import ReadScope
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import AttributeDef, KindDef, RelationDef, ValueRules
-from lorebase_store.results import Lineage, LinkVersion, RecordVersion
+from lorebase_store import Lineage, LinkVersion, RecordVersion
 
 
 def title_of(kind: KindDef, values: dict[str, Any], scope: ReadScope) -> Any:

@@ -39,7 +39,7 @@ from lorebase_keeper.authz import Principal
 from lorebase_keeper.proposal_scope import edit_visible, hidden_parameters, operation_visible
 from lorebase_keeper.proposal_shapes import conflict_masker
 from lorebase_keeper.reading import Keeper
-from lorebase_store.writes.merges import MergeCheck, MergePlan
+from lorebase_store import MergeCheck, MergePlan
 
 
 def write_permissions(operation: OperationDef) -> tuple[str, ...]:

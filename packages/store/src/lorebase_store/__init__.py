@@ -1,0 +1,180 @@
+"""The store: versioned Records and Links of Domains on SQLite or PostgreSQL (docs/storage.md).
+
+This module is the store's public API: other packages import from `lorebase_store` only (an
+import-linter contract checks it), and `lorebase_store.testing` holds the helpers for tests.
+The parts behind it:
+
+| part | holds |
+| --- | --- |
+| `store` | `Store`: opens the database and is the way in to every read and write |
+| `engine`, `tables`, `migrate`, `migrations/` | engines of both backends, the tables, Alembic |
+| `results` | the plain result types reads and commits return |
+| `versioned/` | Domains, branches, the row versions a branch sees (`View`, `Segment`) |
+| `commits/` | a change set becomes one Revision: row writes, statistics |
+| `reads/` | `Reader`: Records, Links, history, lineage, diff, queries, context reads, resolve |
+| `writes/` | `Writes`: executions, task branches, Proposals, merges, the audit log |
+| `health/`, `search/`, `graph/` | the health report, search, traversals and neighborhoods |
+| `access` | principals, API keys and grants |
+| `importer` | `lorebase import DIR` |
+
+`Segment`, `fetch_records`, `fetch_links` and `query_sql` are the statements reads issue, exported
+for the benchmarks that measure Keeper against them (bench/).
+"""
+
+from __future__ import annotations
+
+from lorebase_store.access import GrantInfo, KeyInfo, NewKey, PrincipalInfo, PrincipalType
+from lorebase_store.commits.commit import CommitRequest
+from lorebase_store.commits.statistics import KindStatistics, Statistics
+from lorebase_store.engine import create_store_engine, sqlite_url
+from lorebase_store.graph import (
+    GraphLink,
+    GraphRecord,
+    HopResult,
+    NeighborhoodResult,
+    TraverseResult,
+)
+from lorebase_store.graph.sql import fetch_links, fetch_records
+from lorebase_store.health.relations import RelationHealth
+from lorebase_store.health.report import (
+    DuplicateGroup,
+    Duplicates,
+    HealthLimits,
+    HealthReport,
+    KindHealth,
+    Violation,
+)
+from lorebase_store.importer import ImportResult, import_directory
+from lorebase_store.reads.context_reads import SeedVersion
+from lorebase_store.reads.history import cursor_revision
+from lorebase_store.reads.query import QueryGroup, QueryResult, QueryRow, query_sql
+from lorebase_store.reads.reader import Reader
+from lorebase_store.reads.resolve_misses import ResolveMiss, record_misses
+from lorebase_store.reads.value_index import ValueCounts, ValueIndex
+from lorebase_store.results import (
+    BranchInfo,
+    CommitResult,
+    Diff,
+    DiffEntry,
+    DomainInfo,
+    HistoryEntry,
+    HistoryPage,
+    Lineage,
+    LinkVersion,
+    Provenance,
+    RecordVersion,
+    RevisionInfo,
+)
+from lorebase_store.search import Correction, SearchHit, SearchResult
+from lorebase_store.store import Store
+from lorebase_store.versioned.views import Authorize, Segment, View
+from lorebase_store.writes.audit import AuditEntry
+from lorebase_store.writes.branches import BranchMode
+from lorebase_store.writes.executions import (
+    DryRun,
+    Executed,
+    ExecutionRecord,
+    Invocation,
+    request_digest,
+)
+from lorebase_store.writes.ids import new_id
+from lorebase_store.writes.merges import FoundConflict, MergeCheck, MergePlan, Resolution
+from lorebase_store.writes.proposals import (
+    Attempt,
+    ConflictInfo,
+    MergeOutcome,
+    ProposalInfo,
+    ProposalReach,
+    Review,
+)
+from lorebase_store.writes.writes import (
+    BranchMerge,
+    Describe,
+    Merged,
+    Proposed,
+    TaskBranch,
+    Writes,
+)
+
+__all__ = [
+    "Attempt",
+    "AuditEntry",
+    "Authorize",
+    "BranchInfo",
+    "BranchMerge",
+    "BranchMode",
+    "CommitRequest",
+    "CommitResult",
+    "ConflictInfo",
+    "Correction",
+    "Describe",
+    "Diff",
+    "DiffEntry",
+    "DomainInfo",
+    "DryRun",
+    "DuplicateGroup",
+    "Duplicates",
+    "Executed",
+    "ExecutionRecord",
+    "FoundConflict",
+    "GrantInfo",
+    "GraphLink",
+    "GraphRecord",
+    "HealthLimits",
+    "HealthReport",
+    "HistoryEntry",
+    "HistoryPage",
+    "HopResult",
+    "ImportResult",
+    "Invocation",
+    "KeyInfo",
+    "KindHealth",
+    "KindStatistics",
+    "Lineage",
+    "LinkVersion",
+    "MergeCheck",
+    "MergeOutcome",
+    "MergePlan",
+    "Merged",
+    "NeighborhoodResult",
+    "NewKey",
+    "PrincipalInfo",
+    "PrincipalType",
+    "ProposalInfo",
+    "ProposalReach",
+    "Proposed",
+    "Provenance",
+    "QueryGroup",
+    "QueryResult",
+    "QueryRow",
+    "Reader",
+    "RecordVersion",
+    "RelationHealth",
+    "Resolution",
+    "ResolveMiss",
+    "Review",
+    "RevisionInfo",
+    "SearchHit",
+    "SearchResult",
+    "SeedVersion",
+    "Segment",
+    "Statistics",
+    "Store",
+    "TaskBranch",
+    "TraverseResult",
+    "ValueCounts",
+    "ValueIndex",
+    "View",
+    "Violation",
+    "Writes",
+    "create_store_engine",
+    "cursor_revision",
+    "fetch_links",
+    "fetch_records",
+    "import_directory",
+    "new_id",
+    "query_sql",
+    "record_misses",
+    "request_digest",
+    "sqlite_url",
+]

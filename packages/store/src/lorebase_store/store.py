@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
@@ -44,6 +44,7 @@ from lorebase_store.results import (
     RecordVersion,
     RevisionInfo,
 )
+from lorebase_store.search import put_vector
 from lorebase_store.versioned.domains import check_branch_name, insert_domain
 from lorebase_store.versioned.schemas import schema_at
 from lorebase_store.versioned.views import (
@@ -401,6 +402,21 @@ class Store:
                 .limit(limit)
             )
             return [{"sequence": row.sequence, **dict(row.payload)} for row in rows]
+
+    # -- vectors (docs/search.md) ------------------------------------------------------------
+    def put_vector(
+        self,
+        domain_id: int,
+        kind: str,
+        key: str,
+        model: str,
+        vector: Sequence[float],
+        *,
+        updated_by: str,
+    ) -> dict[str, Any]:
+        """Store (or replace) the vector of a Record for a model; returns what was stored."""
+        with write_transaction(self.engine) as connection:
+            return put_vector(connection, domain_id, kind, key, model, vector, updated_by)
 
     # -- statistics --------------------------------------------------------------------------
     def recount_statistics(self, domain: str) -> Statistics:

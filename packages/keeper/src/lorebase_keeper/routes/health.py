@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 router = APIRouter(tags=["health"])
 

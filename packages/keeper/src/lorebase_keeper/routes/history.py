@@ -12,7 +12,7 @@ from lorebase_keeper.routes.documented import MARKDOWN_RESPONSES, READ_RESPONSES
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import lineage_json
-from lorebase_store.reads.history import cursor_revision
+from lorebase_store import cursor_revision
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}/kinds/{kind}/records/{key}",

@@ -35,8 +35,7 @@ from lorebase_keeper.reading import Keeper, keeper_of
 from lorebase_keeper.routes.documented import WRITE_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.write_scope import masked_conflicts, merge_check
-from lorebase_store.writes.merges import Resolution
-from lorebase_store.writes.proposals import ProposalInfo
+from lorebase_store import ProposalInfo, Resolution
 
 _LIST = "proposals"
 

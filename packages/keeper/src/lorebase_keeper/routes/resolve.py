@@ -29,8 +29,7 @@ from lorebase_keeper.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_platform.settings import ResolveSettings
-from lorebase_store.reads.resolve_misses import record_misses
-from lorebase_store.reads.value_index import ValueCounts
+from lorebase_store import ValueCounts, record_misses
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",

@@ -15,7 +15,7 @@ from lorebase_keeper.answers import plain, stamped
 from lorebase_keeper.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
-from lorebase_store.results import DiffEntry
+from lorebase_store import DiffEntry
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
