@@ -334,7 +334,8 @@ def baseline_reader(engine: sa.Engine) -> Callable[[str], object]:
 
 def store_reader(store: Store, at: str | None) -> Callable[[str], object]:
     def read(key: str) -> object:
-        found = store.get_record(DOMAIN, KIND, key, at=at)
+        with store.reader(DOMAIN, at=at) as reader:
+            found = reader.get_record(KIND, key)
         if found is None:
             raise RuntimeError(f"{KIND} {key} is missing at {at or 'the head'}")
         return found

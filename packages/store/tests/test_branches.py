@@ -20,13 +20,14 @@ from lorebase_core.errors import (
 from lorebase_store.store import BranchMode, Store
 from lorebase_store.testing import change_request as request
 from lorebase_store.testing import commit_changes as commit
+from lorebase_store.testing import read_count, read_links, read_record
 
 DOMAIN = "supply"
 MODES = [pytest.param("overlay", id="overlay"), pytest.param("copy", id="copy")]
 
 
 def value(store: Store, kind: str, key: str, attribute: str, **where: Any) -> Any:
-    record = store.get_record(DOMAIN, kind, key, **where)
+    record = read_record(store, DOMAIN, kind, key, **where)
     return None if record is None else record.values.get(attribute)
 
 
@@ -41,7 +42,7 @@ def test_a_branch_starts_at_the_head_of_its_base(supply: Store, mode: BranchMode
     assert supply.branch(DOMAIN, "draft") == branch
     assert [info.name for info in supply.branches(DOMAIN)] == ["draft", "main"]
     assert supply.branch(DOMAIN, "main").protected
-    assert supply.count(DOMAIN, "Supplier", branch="draft") == 30
+    assert read_count(supply, DOMAIN, "Supplier", branch="draft") == 30
     assert value(supply, "Supplier", "S-1001", "risk_score", branch="draft") == "90"
 
 
@@ -60,10 +61,10 @@ def test_a_branch_does_not_see_base_commits_made_after_its_fork(
     )
     assert value(supply, "Part", "P-10001", "unit_cost") == "9.99"
     assert value(supply, "Part", "P-10001", "unit_cost", branch="draft") == "0.38"
-    assert supply.get_record(DOMAIN, "Part", "P-10041", branch="draft") is None
-    assert supply.count(DOMAIN, "Part", branch="draft") == 40
-    assert supply.get_record(DOMAIN, "Plant", "PL-05", branch="draft") is not None
-    assert len(supply.links(DOMAIN, "stocked_at", to_key="PL-05", branch="draft")) > 0
+    assert read_record(supply, DOMAIN, "Part", "P-10041", branch="draft") is None
+    assert read_count(supply, DOMAIN, "Part", branch="draft") == 40
+    assert read_record(supply, DOMAIN, "Plant", "PL-05", branch="draft") is not None
+    assert len(read_links(supply, DOMAIN, "stocked_at", to_key="PL-05", branch="draft")) > 0
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -85,13 +86,16 @@ def test_commits_on_a_branch_do_not_touch_its_base(supply: Store, mode: BranchMo
     assert supply.branch(DOMAIN, "main").head_revision == base_head
     assert value(supply, "Contract", "C-3013", "status", branch="draft") == "terminated"
     assert value(supply, "Contract", "C-3013", "status") == "active"
-    assert supply.get_record(DOMAIN, "Part", "P-10041") is None
-    assert supply.get_record(DOMAIN, "Part", "P-10002", branch="draft") is None
-    assert supply.get_record(DOMAIN, "Part", "P-10002") is not None
-    assert (supply.count(DOMAIN, "Part", branch="draft"), supply.count(DOMAIN, "Part")) == (40, 40)
+    assert read_record(supply, DOMAIN, "Part", "P-10041") is None
+    assert read_record(supply, DOMAIN, "Part", "P-10002", branch="draft") is None
+    assert read_record(supply, DOMAIN, "Part", "P-10002") is not None
+    assert (
+        read_count(supply, DOMAIN, "Part", branch="draft"),
+        read_count(supply, DOMAIN, "Part"),
+    ) == (40, 40)
     # deleting the Part deleted its Links on the branch only
-    assert supply.links(DOMAIN, "supplied_by", from_key="P-10002", branch="draft") == []
-    assert len(supply.links(DOMAIN, "supplied_by", from_key="P-10002")) > 0
+    assert read_links(supply, DOMAIN, "supplied_by", from_key="P-10002", branch="draft") == []
+    assert len(read_links(supply, DOMAIN, "supplied_by", from_key="P-10002")) > 0
     # both sides move on independently
     commit(supply, [UpsertRecord("Contract", "C-3013", {"status": "expired"})])
     assert value(supply, "Contract", "C-3013", "status", branch="draft") == "terminated"
@@ -111,7 +115,7 @@ def test_a_branch_at_an_older_revision_sees_that_revision(supply: Store, mode: B
         supply, [UpsertRecord("Contract", "C-3013", {"status": "terminated"})], branch="replay"
     )
     assert (revision.parents, revision.generation) == ([first.id], 2)
-    contract = supply.get_record(DOMAIN, "Contract", "C-3013", branch="replay")
+    contract = read_record(supply, DOMAIN, "Contract", "C-3013", branch="replay")
     assert contract is not None
     # the branch keeps the values of the older Revision for everything else
     assert (contract.values["status"], contract.values["end_date"]) == ("terminated", "2027-09-30")

@@ -25,6 +25,7 @@ from lorebase_store.importer import import_directory
 from lorebase_store.store import Store
 from lorebase_store.testing import change_request as request
 from lorebase_store.testing import commit_changes as commit
+from lorebase_store.testing import read_count, read_history, read_links, read_record
 
 SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
 DOMAIN = "supply"
@@ -46,7 +47,7 @@ def row_counts(store: Store) -> dict[str, int]:
 
 
 def values_of(store: Store, kind: str, key: str) -> dict[str, Any]:
-    record = store.get_record(DOMAIN, kind, key)
+    record = read_record(store, DOMAIN, kind, key)
     assert record is not None, f"{kind} {key} should exist"
     return dict(record.values)
 
@@ -271,7 +272,7 @@ def test_two_new_records_sharing_a_unique_value_are_refused(supply: Store) -> No
     with pytest.raises(ValuesInvalid) as raised:
         supply.commit(request(), changes)
     assert [issue.code for issue in raised.value.issues] == ["value.unique"]
-    assert supply.get_record(DOMAIN, "Supplier", "S-1031") is None
+    assert read_record(supply, DOMAIN, "Supplier", "S-1031") is None
 
 
 def test_unique_values_may_be_swapped_in_one_commit(supply: Store) -> None:
@@ -292,17 +293,17 @@ def test_unique_values_may_be_swapped_in_one_commit(supply: Store) -> None:
 def test_a_second_link_from_the_same_record_of_a_many_to_one_relation_is_refused(
     supply: Store,
 ) -> None:
-    assert [link.to_key for link in supply.links(DOMAIN, "with_supplier", from_key="C-3001")] == [
-        "S-1001"
-    ]
+    assert [
+        link.to_key for link in read_links(supply, DOMAIN, "with_supplier", from_key="C-3001")
+    ] == ["S-1001"]
     with pytest.raises(ValuesInvalid) as raised:
         supply.commit(request(), [UpsertLink("with_supplier", "C-3001", "S-1002", source="c1")])
     assert [(issue.path, issue.code) for issue in raised.value.issues] == [
         ("c1 from", "link.cardinality")
     ]
-    assert [link.to_key for link in supply.links(DOMAIN, "with_supplier", from_key="C-3001")] == [
-        "S-1001"
-    ]
+    assert [
+        link.to_key for link in read_links(supply, DOMAIN, "with_supplier", from_key="C-3001")
+    ] == ["S-1001"]
 
 
 def test_a_many_to_one_link_may_be_moved_in_one_commit(supply: Store) -> None:
@@ -314,9 +315,9 @@ def test_a_many_to_one_link_may_be_moved_in_one_commit(supply: Store) -> None:
         ],
     )
     assert revision.stats["links"] == {"created": 1, "deleted": 1}
-    assert [link.to_key for link in supply.links(DOMAIN, "with_supplier", from_key="C-3001")] == [
-        "S-1002"
-    ]
+    assert [
+        link.to_key for link in read_links(supply, DOMAIN, "with_supplier", from_key="C-3001")
+    ] == ["S-1002"]
 
 
 def test_many_records_may_link_to_the_one_side(supply: Store) -> None:
@@ -327,7 +328,9 @@ def test_many_records_may_link_to_the_one_side(supply: Store) -> None:
             UpsertLink("with_supplier", "C-3016", "S-1001"),
         ],
     )
-    assert {link.from_key for link in supply.links(DOMAIN, "with_supplier", to_key="S-1001")} >= {
+    assert {
+        link.from_key for link in read_links(supply, DOMAIN, "with_supplier", to_key="S-1001")
+    } >= {
         "C-3001",
         "C-3016",
     }
@@ -377,17 +380,17 @@ def test_a_link_to_a_record_created_in_the_same_commit_is_accepted(supply: Store
             ),
         ],
     )
-    [link] = supply.links(DOMAIN, "supplied_by", to_key="S-1031")
+    [link] = read_links(supply, DOMAIN, "supplied_by", to_key="S-1031")
     assert link.values == {"is_primary": False, "lead_time_days": "30"}
 
 
 def test_link_attributes_are_patched_like_record_attributes(supply: Store) -> None:
-    [first, *_] = supply.links(DOMAIN, "supplied_by", from_key="P-10001")
+    [first, *_] = read_links(supply, DOMAIN, "supplied_by", from_key="P-10001")
     commit(supply, [UpsertLink("supplied_by", "P-10001", first.to_key, {"lead_time_days": 99})])
-    [patched] = supply.links(DOMAIN, "supplied_by", from_key="P-10001", to_key=first.to_key)
+    [patched] = read_links(supply, DOMAIN, "supplied_by", from_key="P-10001", to_key=first.to_key)
     assert patched.values == {**first.values, "lead_time_days": "99"}
     commit(supply, [UpsertLink("supplied_by", "P-10001", first.to_key, {"lead_time_days": None})])
-    [cleared] = supply.links(DOMAIN, "supplied_by", from_key="P-10001", to_key=first.to_key)
+    [cleared] = read_links(supply, DOMAIN, "supplied_by", from_key="P-10001", to_key=first.to_key)
     assert "lead_time_days" not in cleared.values
     assert cleared.values["is_primary"] == first.values["is_primary"]
 
@@ -403,26 +406,27 @@ def test_delete_of_a_missing_link_is_refused(supply: Store) -> None:
 
 def test_delete_record_leaves_a_tombstone_and_deletes_its_links(supply: Store) -> None:
     linked = {
-        relation: len(supply.links(DOMAIN, relation, to_key="S-1005"))
+        relation: len(read_links(supply, DOMAIN, relation, to_key="S-1005"))
         for relation in RELATIONS_OF_SUPPLIER
     }
     assert sum(linked.values()) > 0
     before = head(supply)
     revision = commit(supply, [DeleteRecord("Supplier", "S-1005")])
-    assert supply.get_record(DOMAIN, "Supplier", "S-1005") is None
-    assert supply.count(DOMAIN, "Supplier") == 29
+    assert read_record(supply, DOMAIN, "Supplier", "S-1005") is None
+    assert read_count(supply, DOMAIN, "Supplier") == 29
     assert all(
-        not supply.links(DOMAIN, relation, to_key="S-1005") for relation in RELATIONS_OF_SUPPLIER
+        not read_links(supply, DOMAIN, relation, to_key="S-1005")
+        for relation in RELATIONS_OF_SUPPLIER
     )
     assert revision.stats["records"] == {"deleted": 1}
     assert revision.stats["links"] == {"deleted": sum(linked.values())}
     assert revision.stats["changes"] == 1 + sum(linked.values())
     # the history keeps the Record; the earlier Revision still shows it and its Links
-    entries = supply.history(DOMAIN, "Supplier", "S-1005").entries
+    entries = read_history(supply, DOMAIN, "Supplier", "S-1005").entries
     assert [entry.change for entry in entries] == ["deleted", "created"]
-    assert supply.get_record(DOMAIN, "Supplier", "S-1005", at=before) is not None
+    assert read_record(supply, DOMAIN, "Supplier", "S-1005", at=before) is not None
     assert {
-        relation: len(supply.links(DOMAIN, relation, to_key="S-1005", at=before))
+        relation: len(read_links(supply, DOMAIN, relation, to_key="S-1005", at=before))
         for relation in RELATIONS_OF_SUPPLIER
     } == linked
 
@@ -434,7 +438,7 @@ def test_a_deleted_record_can_be_created_again(supply: Store) -> None:
         "plant_code": "PL-05",
         "name": "Corvane Plant Graz",
     }
-    entries = supply.history(DOMAIN, "Plant", "PL-05").entries
+    entries = read_history(supply, DOMAIN, "Plant", "PL-05").entries
     assert [entry.change for entry in entries] == ["created", "deleted", "created"]
 
 

@@ -15,6 +15,7 @@ from lorebase_core.errors import StaleHead
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.store import Store
+from lorebase_store.testing import read_record
 
 DOMAIN = "supply"
 THREADS = 8
@@ -61,11 +62,11 @@ def test_concurrent_commits_to_one_branch_all_succeed_in_order(
                 results.append(
                     store.commit(
                         CommitRequest(
-                            DOMAIN,
-                            None,
-                            f"usr_thread_{thread}",
-                            f"thread {thread} commit {number}",
-                            Origin("operation", "test"),
+                            domain=DOMAIN,
+                            branch=None,
+                            author=f"usr_thread_{thread}",
+                            message=f"thread {thread} commit {number}",
+                            origin=Origin("operation", "test"),
                         ),
                         [UpsertRecord("Part", part_of(thread), {"unit_cost": f"{number + 1}.00"})],
                     )
@@ -95,7 +96,7 @@ def test_concurrent_commits_to_one_branch_all_succeed_in_order(
         indexes = [position[result.revision.id] for result in results_of_thread if result.revision]
         assert indexes == sorted(indexes)
     for thread in range(THREADS):
-        record = supply.get_record(DOMAIN, "Part", part_of(thread))
+        record = read_record(supply, DOMAIN, "Part", part_of(thread))
         assert record is not None
         assert record.values["unit_cost"] == f"{COMMITS_PER_THREAD}.00"
 
@@ -124,11 +125,11 @@ def test_concurrent_commits_expecting_the_same_head_let_exactly_one_through(
             barrier.wait(timeout=60)
             store.commit(
                 CommitRequest(
-                    DOMAIN,
-                    None,
-                    f"usr_thread_{thread}",
-                    f"thread {thread}",
-                    Origin("operation", "test"),
+                    domain=DOMAIN,
+                    branch=None,
+                    author=f"usr_thread_{thread}",
+                    message=f"thread {thread}",
+                    origin=Origin("operation", "test"),
                     expected_head=expected,
                 ),
                 [UpsertRecord("Part", part_of(thread), {"unit_cost": "7.00"})],
@@ -163,11 +164,11 @@ def test_concurrent_commits_on_different_branches_keep_each_chain_straight(
             for number in range(COMMITS_PER_THREAD):
                 store.commit(
                     CommitRequest(
-                        DOMAIN,
-                        branches[index],
-                        "usr_tester",
-                        f"{branches[index]} commit {number}",
-                        Origin("operation", "test"),
+                        domain=DOMAIN,
+                        branch=branches[index],
+                        author="usr_tester",
+                        message=f"{branches[index]} commit {number}",
+                        origin=Origin("operation", "test"),
                     ),
                     [UpsertRecord("Part", "P-10001", {"unit_cost": f"{index}.{number}0"})],
                 )
@@ -180,7 +181,7 @@ def test_concurrent_commits_on_different_branches_keep_each_chain_straight(
         assert chain[: len(fork)] == fork
         assert [revision.branch for revision in chain[len(fork) :]] == [name] * COMMITS_PER_THREAD
         assert_straight_chain(chain)
-        record = supply.get_record(DOMAIN, "Part", "P-10001", branch=name)
+        record = read_record(supply, DOMAIN, "Part", "P-10001", branch=name)
         assert record is not None
         assert record.values["unit_cost"] == f"{index}.{COMMITS_PER_THREAD - 1}0"
     assert chain_of(supply) == fork

@@ -9,6 +9,7 @@ from lorebase_core.errors import RevisionNotFound
 from lorebase_store.results import DiffEntry
 from lorebase_store.store import BranchMode, Store
 from lorebase_store.testing import commit_changes as commit
+from lorebase_store.testing import read_links, read_record
 
 DOMAIN = "supply"
 MODES = [pytest.param("overlay", id="overlay"), pytest.param("copy", id="copy")]
@@ -76,9 +77,9 @@ def test_diff_of_a_revision_with_itself_is_empty(supply: Store) -> None:
 
 def test_diff_lists_created_and_deleted_records_and_links(supply: Store) -> None:
     before = supply.log(DOMAIN)[0]
-    stocked = supply.links(DOMAIN, "stocked_at", to_key="PL-05")
+    stocked = read_links(supply, DOMAIN, "stocked_at", to_key="PL-05")
     assert stocked
-    plant = supply.get_record(DOMAIN, "Plant", "PL-05")
+    plant = read_record(supply, DOMAIN, "Plant", "PL-05")
     assert plant is not None
     after = commit(
         supply,

@@ -14,6 +14,7 @@ from lorebase_core.changes import Change, Origin, UpsertLink, UpsertRecord
 from lorebase_core.errors import IdempotencyKeyReused, StaleHead, ValuesInvalid
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.store import Store
+from lorebase_store.testing import read_record, read_records
 from lorebase_store.writes.executions import (
     Executed,
     ExecutionRecord,
@@ -76,7 +77,11 @@ def execution(
 
 def request(invocation_id: str, *, branch: str = "main", author: str = AGENT) -> CommitRequest:
     return CommitRequest(
-        DOMAIN, branch, author, "Run an Operation", Origin("operation", invocation_id)
+        domain=DOMAIN,
+        branch=branch,
+        author=author,
+        message="Run an Operation",
+        origin=Origin("operation", invocation_id),
     )
 
 
@@ -102,7 +107,7 @@ def head(store: Store, branch: str = "main") -> str | None:
 
 
 def risk_score(store: Store, key: str = "S-1002") -> Any:
-    record = store.get_record(DOMAIN, "Supplier", key)
+    record = read_record(store, DOMAIN, "Supplier", key)
     return None if record is None else record.values.get("risk_score")
 
 
@@ -379,7 +384,7 @@ def test_refused_changes_write_no_invocation(supply: Store) -> None:
         )
 
     assert [issue.code for issue in raised.value.issues] == ["record.missing"]
-    assert supply.get_record(DOMAIN, "Supplier", "S-1999") is None
+    assert read_record(supply, DOMAIN, "Supplier", "S-1999") is None
     assert head(supply) == before
     assert len(supply.events(DOMAIN, limit=1000)) == events
     assert supply.writes.invocation_by_id("inv_missing") is None
@@ -397,7 +402,12 @@ def test_an_execution_expecting_another_head_writes_nothing(supply: Store) -> No
     with pytest.raises(StaleHead):
         supply.writes.execute(
             CommitRequest(
-                DOMAIN, "main", AGENT, "Run", Origin("operation", "inv_stale"), expected_head=stale
+                domain=DOMAIN,
+                branch="main",
+                author=AGENT,
+                message="Run",
+                origin=Origin("operation", "inv_stale"),
+                expected_head=stale,
             ),
             update_supplier(),
             execution("inv_stale"),
@@ -423,7 +433,7 @@ def test_a_dry_run_counts_the_changes_and_writes_nothing(supply: Store) -> None:
     assert head(supply) == before
     assert len(supply.log(DOMAIN, limit=100)) == revisions
     assert len(supply.events(DOMAIN, limit=1000)) == events
-    assert supply.get_record(DOMAIN, "RiskFlag", "RF-S-1002-inv_dry") is None
+    assert read_record(supply, DOMAIN, "RiskFlag", "RF-S-1002-inv_dry") is None
     assert risk_score(supply) == "34"
     assert supply.writes.invocation_by_id("inv_dry") is None
 
@@ -478,7 +488,7 @@ def test_concurrent_retries_under_one_key_commit_once(
     assert len(operation_events(supply)) == 1
     flags = [
         record.key
-        for record in supply.records(DOMAIN, "RiskFlag", limit=1000)
+        for record in read_records(supply, DOMAIN, "RiskFlag", limit=1000)
         if record.key.startswith("RF-S-1002-inv_thread_")
     ]
     assert flags == [f"RF-S-1002-{winner.invocation.id}"]
@@ -517,6 +527,6 @@ def test_concurrent_executions_under_different_keys_all_commit(
     for parent, child in itertools.pairwise(chain):
         assert child.parents == [parent.id]
     for thread in range(THREADS):
-        part = supply.get_record(DOMAIN, "Part", f"P-{10011 + thread}")
+        part = read_record(supply, DOMAIN, "Part", f"P-{10011 + thread}")
         assert part is not None
         assert part.values["unit_cost"] == f"{thread + 1}.25"

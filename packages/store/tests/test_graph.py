@@ -31,6 +31,7 @@ from lorebase_store.graph import NeighborhoodResult, TraverseResult, neighborhoo
 from lorebase_store.graph.sql import CHUNK, fetch_links
 from lorebase_store.store import Store
 from lorebase_store.testing import commit_changes as commit
+from lorebase_store.testing import read_links, read_record
 from lorebase_store.versioned.views import make_view
 
 DOMAIN = "supply"
@@ -118,17 +119,17 @@ def naive_walk(
 
     def exists(ref: str) -> bool:
         kind, key = ref.split("/", 1)
-        return store.get_record(DOMAIN, kind, key, **view) is not None
+        return read_record(store, DOMAIN, kind, key, **view) is not None
 
     def links_of(ref: str) -> Iterator[tuple[str, str, str]]:
         kind, key = ref.split("/", 1)
         for name in relations:
             relation = schema.relations[name]
             if relation.from_kind == kind:
-                for link in store.links(DOMAIN, name, from_key=key, **view):
+                for link in read_links(store, DOMAIN, name, from_key=key, **view):
                     yield name, ref, f"{relation.to_kind}/{link.to_key}"
             if relation.to_kind == kind:
-                for link in store.links(DOMAIN, name, to_key=key, **view):
+                for link in read_links(store, DOMAIN, name, to_key=key, **view):
                     yield name, f"{relation.from_kind}/{link.from_key}", ref
 
     depth_of = {ref: 0 for ref in seeds if exists(ref)}
@@ -219,11 +220,11 @@ def test_traverse_from_a_supplier_to_its_purchase_orders(supply: Store) -> None:
         ["supplies", "purchase_orders"],
     )
     assert (document["capped"], document["caps"]) == (False, [])
-    parts = {link.from_key for link in supply.links(DOMAIN, "supplied_by", to_key="S-1007")}
+    parts = {link.from_key for link in read_links(supply, DOMAIN, "supplied_by", to_key="S-1007")}
     orders = {
         f"PurchaseOrder/{link.from_key}"
         for part in parts
-        for link in supply.links(DOMAIN, "for_part", to_key=part)
+        for link in read_links(supply, DOMAIN, "for_part", to_key=part)
     }
     assert set(refs(result.records)) == orders
 
@@ -730,7 +731,7 @@ def test_links_are_read_in_batches(supply: Store) -> None:
                 connection, view.segments, "supplied_by", "to_key", keys, with_values=False
             )
     assert len(seen) == 2
-    assert len(rows) == len(supply.links(DOMAIN, "supplied_by"))
+    assert len(rows) == len(read_links(supply, DOMAIN, "supplied_by"))
 
 
 # -- docs/graph.md -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from lorebase_core.errors import BadRequest, RecordNotFound
 from lorebase_store.results import HistoryEntry
 from lorebase_store.store import BranchMode, Store
 from lorebase_store.testing import commit_changes as commit
+from lorebase_store.testing import read_history, read_lineage, read_record
 
 DOMAIN = "supply"
 IMPORT = ("import", "examples/supply", "usr_loader", "Import the supply example data")
@@ -22,7 +23,7 @@ def summary(entries: list[HistoryEntry]) -> list[tuple[str, list[str], str]]:
 
 
 def test_history_lists_changes_newest_first(supply: Store) -> None:
-    page = supply.history(DOMAIN, "Contract", "C-3013")
+    page = read_history(supply, DOMAIN, "Contract", "C-3013")
     assert page.next_cursor is None
     assert summary(page.entries) == [
         ("updated", ["status"], "Activate C-3013 after countersignature"),
@@ -51,7 +52,9 @@ def test_history_lists_changes_newest_first(supply: Store) -> None:
 
 
 def test_history_with_values_gives_before_and_after(supply: Store) -> None:
-    newest, middle, oldest = supply.history(DOMAIN, "Contract", "C-3013", with_values=True).entries
+    newest, middle, oldest = read_history(
+        supply, DOMAIN, "Contract", "C-3013", with_values=True
+    ).entries
     assert newest.before is not None
     assert newest.after is not None
     assert (newest.before["status"], newest.after["status"]) == ("draft", "active")
@@ -69,10 +72,10 @@ def test_history_with_values_gives_before_and_after(supply: Store) -> None:
 
 
 def test_history_of_a_deleted_record_ends_with_its_deletion(supply: Store) -> None:
-    before = supply.get_record(DOMAIN, "Plant", "PL-05")
+    before = read_record(supply, DOMAIN, "Plant", "PL-05")
     assert before is not None
     commit(supply, [DeleteRecord("Plant", "PL-05")], message="Close the Graz plant")
-    deleted, created = supply.history(DOMAIN, "Plant", "PL-05", with_values=True).entries
+    deleted, created = read_history(supply, DOMAIN, "Plant", "PL-05", with_values=True).entries
     assert (deleted.change, deleted.revision.message) == ("deleted", "Close the Graz plant")
     assert deleted.attributes == sorted(before.values)
     assert (deleted.before, deleted.after) == (before.values, None)
@@ -81,7 +84,9 @@ def test_history_of_a_deleted_record_ends_with_its_deletion(supply: Store) -> No
 
 def test_history_records_an_attribute_cleared(supply: Store) -> None:
     commit(supply, [UpsertRecord("Supplier", "S-1002", {"city": None})])
-    latest = supply.history(DOMAIN, "Supplier", "S-1002", limit=1, with_values=True).entries[0]
+    latest = read_history(supply, DOMAIN, "Supplier", "S-1002", limit=1, with_values=True).entries[
+        0
+    ]
     assert (latest.change, latest.attributes) == ("updated", ["city"])
     assert latest.before is not None
     assert latest.after is not None
@@ -92,13 +97,15 @@ def test_history_records_an_attribute_cleared(supply: Store) -> None:
 def test_history_pages_with_a_cursor(supply: Store) -> None:
     for cost in ("1.00", "2.00", "3.00"):
         commit(supply, [UpsertRecord("Part", "P-10001", {"unit_cost": cost})], message=cost)
-    everything = supply.history(DOMAIN, "Part", "P-10001", with_values=True).entries
+    everything = read_history(supply, DOMAIN, "Part", "P-10001", with_values=True).entries
     assert len(everything) == 4
     walked: list[HistoryEntry] = []
     cursor: str | None = None
     pages = 0
     while True:
-        page = supply.history(DOMAIN, "Part", "P-10001", limit=1, cursor=cursor, with_values=True)
+        page = read_history(
+            supply, DOMAIN, "Part", "P-10001", limit=1, cursor=cursor, with_values=True
+        )
         pages += 1
         walked.extend(page.entries)
         assert len(page.entries) == 1
@@ -107,8 +114,8 @@ def test_history_pages_with_a_cursor(supply: Store) -> None:
         cursor = page.next_cursor
     assert pages == 4
     assert walked == everything
-    two = supply.history(DOMAIN, "Part", "P-10001", limit=2)
-    rest = supply.history(DOMAIN, "Part", "P-10001", limit=2, cursor=two.next_cursor)
+    two = read_history(supply, DOMAIN, "Part", "P-10001", limit=2)
+    rest = read_history(supply, DOMAIN, "Part", "P-10001", limit=2, cursor=two.next_cursor)
     assert [entry.revision.message for entry in two.entries + rest.entries] == [
         "3.00",
         "2.00",
@@ -131,20 +138,20 @@ def test_history_pages_with_a_cursor(supply: Store) -> None:
 )
 def test_a_garbage_cursor_is_refused(supply: Store, cursor: str) -> None:
     with pytest.raises(BadRequest) as raised:
-        supply.history(DOMAIN, "Contract", "C-3013", cursor=cursor)
+        read_history(supply, DOMAIN, "Contract", "C-3013", cursor=cursor)
     assert raised.value.to_problem()["status"] == 400
 
 
 def test_history_at_a_revision_stops_there(supply: Store) -> None:
     extend = supply.log(DOMAIN)[1]
     assert extend.message.startswith("Extend C-3013")
-    entries = supply.history(DOMAIN, "Contract", "C-3013", at=extend.id).entries
+    entries = read_history(supply, DOMAIN, "Contract", "C-3013", at=extend.id).entries
     assert [entry.revision.id for entry in entries] == [extend.id, supply.log(DOMAIN)[-1].id]
 
 
 def test_history_of_an_unknown_record_raises(supply: Store) -> None:
     with pytest.raises(RecordNotFound):
-        supply.history(DOMAIN, "Contract", "C-9999")
+        read_history(supply, DOMAIN, "Contract", "C-9999")
 
 
 def test_history_on_an_overlay_branch_includes_the_base_before_the_fork(supply: Store) -> None:
@@ -156,7 +163,7 @@ def test_history_on_an_overlay_branch_includes_the_base_before_the_fork(supply: 
         branch="draft",
         message="on draft",
     )
-    entries = supply.history(DOMAIN, "Contract", "C-3013", branch="draft").entries
+    entries = read_history(supply, DOMAIN, "Contract", "C-3013", branch="draft").entries
     assert [(entry.revision.message, entry.revision.branch) for entry in entries] == [
         ("on draft", "draft"),
         ("Activate C-3013 after countersignature", "main"),
@@ -164,7 +171,7 @@ def test_history_on_an_overlay_branch_includes_the_base_before_the_fork(supply: 
         ("Import the supply example data", "main"),
     ]
     assert entries[0].attributes == ["status"]
-    main = supply.history(DOMAIN, "Contract", "C-3013").entries
+    main = read_history(supply, DOMAIN, "Contract", "C-3013").entries
     assert [entry.revision.message for entry in main][:2] == [
         "on main",
         "Activate C-3013 after countersignature",
@@ -185,7 +192,7 @@ def test_history_of_a_branch_includes_the_changes_before_its_fork(
     supply: Store, mode: BranchMode
 ) -> None:
     supply.create_branch(DOMAIN, "draft", mode=mode, created_by="usr_tester")
-    entries = supply.history(DOMAIN, "Supplier", "S-1001", branch="draft").entries
+    entries = read_history(supply, DOMAIN, "Supplier", "S-1001", branch="draft").entries
     assert [(entry.change, entry.revision.message) for entry in entries] == [
         ("updated", "Raise the risk of S-1001"),
         ("created", "Import the supply example data"),
@@ -196,7 +203,7 @@ def test_history_of_a_branch_includes_the_changes_before_its_fork(
 
 
 def test_lineage_names_where_each_value_came_from(supply: Store) -> None:
-    lineage = supply.lineage(DOMAIN, "Supplier", "S-1001")
+    lineage = read_lineage(supply, DOMAIN, "Supplier", "S-1001")
     first, second = supply.log(DOMAIN)[-1], supply.log(DOMAIN)[-2]
     assert (lineage.kind, lineage.key) == ("Supplier", "S-1001")
     risk = lineage.attributes["risk_score"]
@@ -211,7 +218,7 @@ def test_lineage_names_where_each_value_came_from(supply: Store) -> None:
     assert legal.revision == first.id
     assert (legal.origin_type, legal.origin_ref, legal.actor, legal.message) == IMPORT
     assert legal.at == "2026-10-01T08:00:03Z"
-    record = supply.get_record(DOMAIN, "Supplier", "S-1001")
+    record = read_record(supply, DOMAIN, "Supplier", "S-1001")
     assert record is not None
     assert set(lineage.attributes) == set(record.values)
     assert {name for name, found in lineage.attributes.items() if found.revision != first.id} == {
@@ -222,9 +229,9 @@ def test_lineage_names_where_each_value_came_from(supply: Store) -> None:
 
 
 def test_lineage_counts_changes_up_to_count_max(supply: Store) -> None:
-    capped = supply.lineage(DOMAIN, "Supplier", "S-1001", count_max=1)
+    capped = read_lineage(supply, DOMAIN, "Supplier", "S-1001", count_max=1)
     assert (capped.changes, capped.changes_truncated) == (1, True)
-    exact = supply.lineage(DOMAIN, "Supplier", "S-1001", count_max=2)
+    exact = read_lineage(supply, DOMAIN, "Supplier", "S-1001", count_max=2)
     assert (exact.changes, exact.changes_truncated) == (2, False)
     assert capped.attributes == exact.attributes
 
@@ -235,7 +242,7 @@ def test_lineage_follows_later_changes_and_keeps_unchanged_values(supply: Store)
         [UpsertRecord("Contract", "C-3013", {"title": "Hose assemblies 2026", "status": "active"})],
         message="Rename C-3013",
     )
-    lineage = supply.lineage(DOMAIN, "Contract", "C-3013")
+    lineage = read_lineage(supply, DOMAIN, "Contract", "C-3013")
     assert lineage.attributes["title"].revision == revision.id
     assert lineage.attributes["title"].actor == "usr_tester"
     # the unchanged status keeps the Revision that set it
@@ -246,22 +253,24 @@ def test_lineage_follows_later_changes_and_keeps_unchanged_values(supply: Store)
 
 def test_lineage_at_a_revision_and_on_a_branch(supply: Store) -> None:
     first = supply.log(DOMAIN)[-1]
-    at_import = supply.lineage(DOMAIN, "Supplier", "S-1001", at=first.id)
+    at_import = read_lineage(supply, DOMAIN, "Supplier", "S-1001", at=first.id)
     assert {found.revision for found in at_import.attributes.values()} == {first.id}
     assert at_import.changes == 1
     supply.create_branch(DOMAIN, "draft", created_by="usr_tester")
     revision = commit(
         supply, [UpsertRecord("Contract", "C-3001", {"status": "expired"})], branch="draft"
     )
-    on_branch = supply.lineage(DOMAIN, "Contract", "C-3001", branch="draft")
+    on_branch = read_lineage(supply, DOMAIN, "Contract", "C-3001", branch="draft")
     assert on_branch.attributes["status"].revision == revision.id
     assert on_branch.attributes["title"].revision == first.id
-    assert supply.lineage(DOMAIN, "Contract", "C-3001").attributes["status"].revision == first.id
+    assert (
+        read_lineage(supply, DOMAIN, "Contract", "C-3001").attributes["status"].revision == first.id
+    )
 
 
 def test_lineage_of_a_deleted_or_unknown_record_raises(supply: Store) -> None:
     commit(supply, [DeleteRecord("Plant", "PL-05")])
     with pytest.raises(RecordNotFound):
-        supply.lineage(DOMAIN, "Plant", "PL-05")
+        read_lineage(supply, DOMAIN, "Plant", "PL-05")
     with pytest.raises(RecordNotFound):
-        supply.lineage(DOMAIN, "Plant", "PL-99")
+        read_lineage(supply, DOMAIN, "Plant", "PL-99")

@@ -8,6 +8,7 @@ import pytest
 from lorebase_core.errors import ImportInvalid
 from lorebase_store.importer import import_directory
 from lorebase_store.store import Store
+from lorebase_store.testing import read_count, read_record
 
 SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
 
@@ -35,14 +36,14 @@ def test_supply_example_imports_as_its_revisions(store: Store) -> None:
         "usr_editor",
         [first.id],
     )
-    supplier = store.get_record("supply", "Supplier", "S-1001")
+    supplier = read_record(store, "supply", "Supplier", "S-1001")
     assert supplier is not None
     assert supplier.values["legal_name"] == "Kavsen Alloys Sp. z o.o."
     assert (supplier.values["city"], supplier.values["country"]) == ("Poznan", "PL")
     assert (supplier.values["tier"], supplier.values["risk_score"]) == ("1", "90")
-    assert store.count("supply", "Supplier") == 30
-    assert store.count("supply", "Part") == 40
-    assert store.count("supply", "PurchaseOrder") == 50
+    assert read_count(store, "supply", "Supplier") == 30
+    assert read_count(store, "supply", "Part") == 40
+    assert read_count(store, "supply", "PurchaseOrder") == 50
 
 
 def test_import_is_reproducible(tmp_path: Path, database_url: str) -> None:
@@ -147,7 +148,7 @@ def test_json_lines_files_import_with_their_json_types(store: Store, tmp_path: P
         "\n".join(json.dumps({k: v for k, v in row.items() if v}) for row in rows) + "\n"
     )
     import_directory(store, source)
-    assert store.count("supply", "Plant") == len(rows)
+    assert read_count(store, "supply", "Plant") == len(rows)
 
 
 def test_changed_keys_max_bounds_the_keys_of_the_import_event(store: Store) -> None:

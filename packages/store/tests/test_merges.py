@@ -12,6 +12,7 @@ from lorebase_core.errors import BadRequest, MergeConflicts, StaleHead
 from lorebase_store.results import RevisionInfo
 from lorebase_store.store import BranchMode, Store
 from lorebase_store.testing import commit_changes as commit
+from lorebase_store.testing import read_lineage, read_links, read_record
 from lorebase_store.writes.merges import Resolution
 from lorebase_store.writes.writes import BranchMerge
 
@@ -21,7 +22,7 @@ S1001 = "Supplier/S-1001"
 
 
 def value(store: Store, kind: str, key: str, attribute: str, *, branch: str = "main") -> Any:
-    record = store.get_record(DOMAIN, kind, key, branch=branch)
+    record = read_record(store, DOMAIN, kind, key, branch=branch)
     return None if record is None else record.values.get(attribute)
 
 
@@ -97,7 +98,7 @@ def test_a_change_on_the_source_only_fast_forwards(supply: Store, mode: BranchMo
     )
     assert revision.stats["changes"] == 1
     # the value keeps the Revision that set it on the source; the other values keep theirs
-    lineage = supply.lineage(DOMAIN, "Supplier", "S-1001")
+    lineage = read_lineage(supply, DOMAIN, "Supplier", "S-1001")
     assert lineage.attributes["risk_score"].revision == changed.id
     assert lineage.attributes["risk_score"].origin_type == "operation"
     others = {name: p.revision for name, p in lineage.attributes.items() if name != "risk_score"}
@@ -135,12 +136,12 @@ def test_a_fast_forward_gives_the_target_the_lineage_of_the_source(
     """risk_score 50 also changes the derived risk_band (high -> normal) on the source."""
     work_branch(supply, mode)
     commit(supply, [UpsertRecord("Supplier", "S-1001", {"risk_score": 50})], branch="work")
-    on_work = supply.lineage(DOMAIN, "Supplier", "S-1001", branch="work")
+    on_work = read_lineage(supply, DOMAIN, "Supplier", "S-1001", branch="work")
 
     assert merge(supply).result == "fast_forward"
 
     assert value(supply, "Supplier", "S-1001", "risk_band") == "normal"
-    on_main = supply.lineage(DOMAIN, "Supplier", "S-1001")
+    on_main = read_lineage(supply, DOMAIN, "Supplier", "S-1001")
     assert {name: p.revision for name, p in on_main.attributes.items()} == {
         name: p.revision for name, p in on_work.attributes.items()
     }
@@ -161,14 +162,14 @@ def test_changes_to_different_attributes_of_one_record_merge(
     assert merged.result == "merge"
     assert merged.plan.conflicts == []
     assert (merged.plan.source_head, merged.plan.target_head) == (on_work.id, on_main.id)
-    record = supply.get_record(DOMAIN, "Supplier", "S-1001")
+    record = read_record(supply, DOMAIN, "Supplier", "S-1001")
     assert record is not None
     assert (record.values["risk_score"], record.values["tier"]) == ("95", "2")
     revision = supply.log(DOMAIN, limit=1)[0]
     assert revision.id == merged.revision == head(supply)
     assert revision.parents == [on_main.id, on_work.id]
     assert revision.origin_type == "merge"
-    lineage = supply.lineage(DOMAIN, "Supplier", "S-1001")
+    lineage = read_lineage(supply, DOMAIN, "Supplier", "S-1001")
     assert lineage.attributes["risk_score"].revision == on_work.id
     assert lineage.attributes["tier"].revision == on_main.id
     # the source keeps its own view
@@ -192,19 +193,19 @@ def test_a_new_record_and_link_on_the_source_reach_the_target(
         ],
         branch="work",
     )
-    assert supply.get_record(DOMAIN, "RiskFlag", "RF-S-1002-0009") is None
+    assert read_record(supply, DOMAIN, "RiskFlag", "RF-S-1002-0009") is None
 
     merged = merge(supply)
 
     assert merged.result == "fast_forward"
     assert len(merged.plan.changes) == 2
-    record = supply.get_record(DOMAIN, "RiskFlag", "RF-S-1002-0009")
+    record = read_record(supply, DOMAIN, "RiskFlag", "RF-S-1002-0009")
     assert record is not None
     assert (record.values["severity"], record.values["reason"]) == ("medium", "Port strike")
-    links = supply.links(DOMAIN, "flags", from_key="RF-S-1002-0009")
+    links = read_links(supply, DOMAIN, "flags", from_key="RF-S-1002-0009")
     assert [(link.from_key, link.to_key) for link in links] == [("RF-S-1002-0009", "S-1002")]
     assert supply.log(DOMAIN, limit=1)[0].stats["changes"] == 2
-    lineage = supply.lineage(DOMAIN, "RiskFlag", "RF-S-1002-0009")
+    lineage = read_lineage(supply, DOMAIN, "RiskFlag", "RF-S-1002-0009")
     assert {p.revision for p in lineage.attributes.values()} == {created.id}
 
 
@@ -219,7 +220,7 @@ def test_a_link_changed_on_the_source_only_is_taken(supply: Store) -> None:
 
     assert merge(supply).result == "merge"
 
-    [link] = supply.links(DOMAIN, "supplied_by", from_key="P-10001", to_key="S-1013")
+    [link] = read_links(supply, DOMAIN, "supplied_by", from_key="P-10001", to_key="S-1013")
     assert link.values["lead_time_days"] == "12"
     assert value(supply, "Supplier", "S-1013", "tier") == "2"
 
@@ -359,7 +360,7 @@ def test_a_resolution_settles_the_conflict(
     assert value(supply, "Supplier", "S-1001", "risk_score") == expected
     revision = supply.log(DOMAIN, limit=1)[0]
     assert revision.parents == [on_main.id, on_work.id]
-    setter = supply.lineage(DOMAIN, "Supplier", "S-1001").attributes["risk_score"].revision
+    setter = read_lineage(supply, DOMAIN, "Supplier", "S-1001").attributes["risk_score"].revision
     # a value taken from the source keeps its Revision; a value given by the resolver is the merge's
     assert setter == (on_work.id if resolution[0] == "source" else revision.id)
 
@@ -441,7 +442,7 @@ def test_a_record_deleted_on_both_sides_is_no_conflict(supply: Store) -> None:
     assert merged.plan.conflicts == []
     assert merged.result == "up_to_date"
     assert merged.revision == on_main.id == head(supply)
-    assert supply.get_record(DOMAIN, "Supplier", "S-1001") is None
+    assert read_record(supply, DOMAIN, "Supplier", "S-1001") is None
 
 
 def test_a_link_changed_differently_on_both_sides_is_a_conflict(supply: Store) -> None:
@@ -471,7 +472,7 @@ def test_a_link_changed_differently_on_both_sides_is_a_conflict(supply: Store) -
     ) == ("10", "12", "20")
 
     assert merge(supply, {(ref, ""): ("source", None)}).result == "merge"
-    [link] = supply.links(DOMAIN, "supplied_by", from_key="P-10001", to_key="S-1013")
+    [link] = read_links(supply, DOMAIN, "supplied_by", from_key="P-10001", to_key="S-1013")
     assert link.values["lead_time_days"] == "12"
 
 
@@ -487,9 +488,9 @@ def test_a_record_deleted_on_the_source_only_is_deleted_on_the_target(supply: St
     merged = merge(supply)
 
     assert merged.result == "merge"
-    assert supply.get_record(DOMAIN, "Supplier", "S-1001") is None
-    assert supply.links(DOMAIN, "supplied_by", to_key="S-1001") == []
-    assert supply.links(DOMAIN, "flags", to_key="S-1001") == []
+    assert read_record(supply, DOMAIN, "Supplier", "S-1001") is None
+    assert read_links(supply, DOMAIN, "supplied_by", to_key="S-1001") == []
+    assert read_links(supply, DOMAIN, "flags", to_key="S-1001") == []
 
 
 def test_a_deleted_modified_conflict_resolved_with_source_deletes_the_record(
@@ -502,15 +503,15 @@ def test_a_deleted_modified_conflict_resolved_with_source_deletes_the_record(
     merged = merge(supply, {(S1001, ""): ("source", None)})
 
     assert merged.result == "merge"
-    assert supply.get_record(DOMAIN, "Supplier", "S-1001") is None
-    assert supply.links(DOMAIN, "supplied_by", to_key="S-1001") == []
+    assert read_record(supply, DOMAIN, "Supplier", "S-1001") is None
+    assert read_links(supply, DOMAIN, "supplied_by", to_key="S-1001") == []
 
 
 def test_a_deleted_modified_conflict_resolved_with_target_keeps_the_record_and_its_links(
     supply: Store,
 ) -> None:
     links_before = {
-        relation: len(supply.links(DOMAIN, relation, to_key="S-1001"))
+        relation: len(read_links(supply, DOMAIN, relation, to_key="S-1001"))
         for relation in ("flags", "supplied_by", "ordered_from", "with_supplier")
     }
     assert all(links_before.values())
@@ -522,7 +523,8 @@ def test_a_deleted_modified_conflict_resolved_with_target_keeps_the_record_and_i
 
     assert value(supply, "Supplier", "S-1001", "risk_score") == "40"
     links_after = {
-        relation: len(supply.links(DOMAIN, relation, to_key="S-1001")) for relation in links_before
+        relation: len(read_links(supply, DOMAIN, relation, to_key="S-1001"))
+        for relation in links_before
     }
     assert links_after == links_before
 
@@ -538,7 +540,7 @@ def test_a_record_without_links_deleted_on_the_source_is_deleted_on_the_target(
     commit(supply, [DeleteRecord("Supplier", "S-1099")], branch="work")
 
     assert merge(supply).result == "fast_forward"
-    assert supply.get_record(DOMAIN, "Supplier", "S-1099") is None
+    assert read_record(supply, DOMAIN, "Supplier", "S-1099") is None
 
 
 def test_a_new_link_to_a_record_the_target_deleted_is_a_conflict(supply: Store) -> None:

@@ -17,6 +17,7 @@ from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.importer import import_directory
 from lorebase_store.migrate import alembic_config, upgrade
 from lorebase_store.store import Store
+from lorebase_store.testing import read_count
 
 SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
 
@@ -77,12 +78,18 @@ def test_opening_twice_is_harmless(database_url: str) -> None:
         assert current_revision(again) == migrated
         assert drift(again) == []
         assert again.branch("supply", "main").head_revision == head
-        assert again.count("supply", "Supplier") == 30
+        assert read_count(again, "supply", "Supplier") == 30
         with again.engine.connect() as connection:
             versions = connection.execute(sa.text("SELECT version_num FROM alembic_version")).all()
         assert [row[0] for row in versions] == [migrated]
         result = again.commit(
-            CommitRequest("supply", None, "usr_tester", "after reopening", Origin("operation")),
+            CommitRequest(
+                domain="supply",
+                branch=None,
+                author="usr_tester",
+                message="after reopening",
+                origin=Origin("operation"),
+            ),
             [UpsertRecord("Part", "P-10001", {"unit_cost": "1.00"})],
         )
         assert result.revision is not None

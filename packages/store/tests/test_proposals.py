@@ -11,6 +11,7 @@ from lorebase_core.errors import AgentBranchLimit, AlreadyExists, ConflictNotFou
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.store import Store
 from lorebase_store.testing import commit_changes as commit
+from lorebase_store.testing import read_lineage, read_record
 from lorebase_store.writes.executions import Executed, ExecutionRecord, operation_id
 from lorebase_store.writes.proposals import ProposalInfo
 from lorebase_store.writes.writes import Merged, Proposed, TaskBranch
@@ -62,7 +63,13 @@ def execute(
 ) -> Executed:
     """flag_supplier_risk on S-1002 (raises its risk score), its events held for the merge."""
     return store.writes.execute(
-        CommitRequest(DOMAIN, branch, AGENT, "Flag S-1002", Origin("operation", invocation_id)),
+        CommitRequest(
+            domain=DOMAIN,
+            branch=branch,
+            author=AGENT,
+            message="Flag S-1002",
+            origin=Origin("operation", invocation_id),
+        ),
         flag_changes(invocation_id, score=score),
         ExecutionRecord(
             invocation_id=invocation_id,
@@ -128,7 +135,7 @@ def branch_names(store: Store) -> list[str]:
 
 
 def risk_score(store: Store, branch: str = "main") -> Any:
-    record = store.get_record(DOMAIN, "Supplier", "S-1002", branch=branch)
+    record = read_record(store, DOMAIN, "Supplier", "S-1002", branch=branch)
     return None if record is None else record.values.get("risk_score")
 
 
@@ -385,7 +392,7 @@ def test_merging_a_proposal_commits_on_the_target_and_writes_the_held_events(
     assert (done.status, done.merged_revision, done.merged_by) == ("merged", new_head, REVIEWER)
     assert done.merged_at is not None
     assert risk_score(supply) == "80"
-    assert supply.get_record(DOMAIN, "RiskFlag", "RF-S-1002-inv_1") is not None
+    assert read_record(supply, DOMAIN, "RiskFlag", "RF-S-1002-inv_1") is not None
     revision = supply.log(DOMAIN, limit=1)[0]
     assert revision.parents == [main_head, executed.invocation.revision]
     assert (revision.origin_type, revision.origin_ref, revision.author) == (
@@ -393,7 +400,7 @@ def test_merging_a_proposal_commits_on_the_target_and_writes_the_held_events(
         proposal.id,
         REVIEWER,
     )
-    lineage = supply.lineage(DOMAIN, "Supplier", "S-1002")
+    lineage = read_lineage(supply, DOMAIN, "Supplier", "S-1002")
     assert lineage.attributes["risk_score"].revision == executed.invocation.revision
 
     [event] = operation_events(supply)
@@ -619,7 +626,7 @@ def test_a_resolved_conflict_lets_the_proposal_merge(
     assert merged.outcome.merged is True
     assert merged.proposal.status == "merged"
     assert risk_score(supply) == expected
-    assert supply.get_record(DOMAIN, "RiskFlag", "RF-S-1002-inv_1") is not None
+    assert read_record(supply, DOMAIN, "RiskFlag", "RF-S-1002-inv_1") is not None
     assert len(operation_events(supply)) == 1
     assert merged.branch_deleted is True
 

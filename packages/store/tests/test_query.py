@@ -34,7 +34,7 @@ from lorebase_store.reads.query import (
 )
 from lorebase_store.reads.query_sql import IN_LIST_PARAMETERS, average
 from lorebase_store.store import BranchMode, Store
-from lorebase_store.testing import change_request
+from lorebase_store.testing import change_request, read_links, read_record, read_records
 from lorebase_store.testing import commit_changes as commit
 
 DOMAIN = "supply"
@@ -81,12 +81,13 @@ def refs(result: QueryResult) -> list[str]:
 def everything(store: Store, kind: str, **where: Any) -> dict[str, dict[str, CanonicalValue]]:
     """Every live Record of a Kind by key, read without the DSL."""
     return {
-        record.key: record.values for record in store.records(DOMAIN, kind, limit=10000, **where)
+        record.key: record.values
+        for record in read_records(store, DOMAIN, kind, limit=10000, **where)
     }
 
 
 def linked(store: Store, relation: str, **where: Any) -> list[tuple[str, str]]:
-    return [(link.from_key, link.to_key) for link in store.links(DOMAIN, relation, **where)]
+    return [(link.from_key, link.to_key) for link in read_links(store, DOMAIN, relation, **where)]
 
 
 # --- the five questions of the supply example (examples/supply/README.md) ----------------------
@@ -529,7 +530,7 @@ def test_select_keeps_the_attributes_asked_in_their_order(supply: Store) -> None
 
 def test_without_select_every_attribute_in_declared_order(supply: Store) -> None:
     row = ask(supply, {"kind": "Supplier", "limit": 1}).records[0]
-    record = supply.get_record(DOMAIN, "Supplier", "S-1001")
+    record = read_record(supply, DOMAIN, "Supplier", "S-1001")
     assert record is not None
     assert list(row.values) == list(supply.schema(DOMAIN).kinds["Supplier"].attributes)
     assert row.values == record.values

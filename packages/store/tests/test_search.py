@@ -19,7 +19,7 @@ from lorebase_core.search_request import (
 from lorebase_store.engine import write_transaction
 from lorebase_store.search import SearchResult, put_vector, rebuild_index
 from lorebase_store.store import Store
-from lorebase_store.testing import change_request
+from lorebase_store.testing import change_request, read_record
 from lorebase_store.testing import commit_changes as commit
 
 BEARINGS = ["Part/P-10004", "Part/P-10012", "Part/P-10023", "Part/P-10036"]
@@ -107,7 +107,7 @@ def test_a_narrowed_scope_searches_its_kinds_only(supply: Store) -> None:
 
 
 def test_sensitive_values_are_neither_indexed_nor_shown(supply: Store) -> None:
-    record = supply.get_record("supply", "Supplier", "S-1001")
+    record = read_record(supply, "supply", "Supplier", "S-1001")
     assert record is not None
     email = str(record.values["contact_email"])
     local_part = email.split("@")[0]

@@ -18,6 +18,7 @@ from lorebase_core.errors import (
 from lorebase_store.results import RevisionInfo
 from lorebase_store.store import Store
 from lorebase_store.testing import commit_changes as commit
+from lorebase_store.testing import read_count, read_links, read_record, read_records
 
 DOMAIN = "supply"
 IMPORT_MESSAGE = "Import the supply example data"
@@ -66,16 +67,16 @@ NAMINGS = [
 def test_reads_at_an_earlier_revision_return_the_old_values(supply: Store, naming: Naming) -> None:
     first, second, third, _fourth = supply_revisions(supply)
     at_import = naming(supply, first)
-    s1001 = supply.get_record(DOMAIN, "Supplier", "S-1001", at=at_import)
+    s1001 = read_record(supply, DOMAIN, "Supplier", "S-1001", at=at_import)
     assert s1001 is not None
     assert s1001.values["risk_score"] == "72"
     assert s1001.revision == first.id
-    c3013 = supply.get_record(DOMAIN, "Contract", "C-3013", at=naming(supply, third))
+    c3013 = read_record(supply, DOMAIN, "Contract", "C-3013", at=naming(supply, third))
     assert c3013 is not None
     assert (c3013.values["end_date"], c3013.values["value"]) == ("2028-09-30", "240000.00")
     assert c3013.values["status"] == "draft"
     assert c3013.revision == third.id
-    at_second = supply.get_record(DOMAIN, "Supplier", "S-1001", at=naming(supply, second))
+    at_second = read_record(supply, DOMAIN, "Supplier", "S-1001", at=naming(supply, second))
     assert at_second is not None
     assert at_second.values["risk_score"] == "90"
 
@@ -98,25 +99,28 @@ def test_counts_lists_and_links_read_at_a_revision(supply: Store, naming: Naming
         ],
     )
     at = naming(supply, before)
-    assert (supply.count(DOMAIN, "Plant"), supply.count(DOMAIN, "Plant", at=at)) == (4, 5)
-    assert [record.key for record in supply.records(DOMAIN, "Plant", at=at)] == [
+    assert (read_count(supply, DOMAIN, "Plant"), read_count(supply, DOMAIN, "Plant", at=at)) == (
+        4,
+        5,
+    )
+    assert [record.key for record in read_records(supply, DOMAIN, "Plant", at=at)] == [
         "PL-01",
         "PL-02",
         "PL-03",
         "PL-04",
         "PL-05",
     ]
-    assert "PL-05" not in [record.key for record in supply.records(DOMAIN, "Plant")]
-    assert supply.links(DOMAIN, "with_supplier", from_key="C-3016", at=at) == []
-    assert len(supply.links(DOMAIN, "stocked_at", to_key="PL-05", at=at)) > 0
-    assert supply.links(DOMAIN, "stocked_at", to_key="PL-05") == []
-    assert supply.get_record(DOMAIN, "Contract", "C-3016", at=at) is None
+    assert "PL-05" not in [record.key for record in read_records(supply, DOMAIN, "Plant")]
+    assert read_links(supply, DOMAIN, "with_supplier", from_key="C-3016", at=at) == []
+    assert len(read_links(supply, DOMAIN, "stocked_at", to_key="PL-05", at=at)) > 0
+    assert read_links(supply, DOMAIN, "stocked_at", to_key="PL-05") == []
+    assert read_record(supply, DOMAIN, "Contract", "C-3016", at=at) is None
 
 
 def test_records_pages_by_key(supply: Store) -> None:
-    first_page = supply.records(DOMAIN, "Plant", limit=2)
+    first_page = read_records(supply, DOMAIN, "Plant", limit=2)
     assert [record.key for record in first_page] == ["PL-01", "PL-02"]
-    rest = supply.records(DOMAIN, "Plant", limit=10, after_key=first_page[-1].key)
+    rest = read_records(supply, DOMAIN, "Plant", limit=10, after_key=first_page[-1].key)
     assert [record.key for record in rest] == ["PL-03", "PL-04", "PL-05"]
 
 
@@ -124,7 +128,7 @@ def test_reads_at_the_head_see_every_later_commit(supply: Store) -> None:
     start = supply_revisions(supply)[-1]
     first = commit(supply, [UpsertRecord("Supplier", "S-1001", {"risk_score": 10})])
     second = commit(supply, [UpsertRecord("Supplier", "S-1001", {"tier": 2})])
-    record = supply.get_record(DOMAIN, "Supplier", "S-1001")
+    record = read_record(supply, DOMAIN, "Supplier", "S-1001")
     assert record is not None
     assert (record.values["risk_score"], record.values["tier"], record.values["risk_band"]) == (
         "10",
@@ -132,12 +136,12 @@ def test_reads_at_the_head_see_every_later_commit(supply: Store) -> None:
         "normal",
     )
     assert record.revision == second.id
-    assert supply.get_record(DOMAIN, "Supplier", "S-1001", at=second.id) == record
+    assert read_record(supply, DOMAIN, "Supplier", "S-1001", at=second.id) == record
     view = supply.view(DOMAIN)
     assert (view.revision, view.at_head) == (second.id, True)
     older = supply.view(DOMAIN, at=first.id)
     assert (older.revision, older.at_head) == (first.id, False)
-    at_start = supply.get_record(DOMAIN, "Supplier", "S-1001", at=start.id)
+    at_start = read_record(supply, DOMAIN, "Supplier", "S-1001", at=start.id)
     assert at_start is not None
     assert (at_start.values["risk_score"], at_start.values["tier"]) == ("90", "1")
 
@@ -163,7 +167,7 @@ def test_log_lists_revisions_newest_first(supply: Store) -> None:
 )
 def test_an_unknown_revision_raises(supply: Store, text: str) -> None:
     with pytest.raises(RevisionNotFound):
-        supply.get_record(DOMAIN, "Supplier", "S-1001", at=text)
+        read_record(supply, DOMAIN, "Supplier", "S-1001", at=text)
     with pytest.raises(RevisionNotFound):
         supply.revision(DOMAIN, text)
 
@@ -196,7 +200,7 @@ def test_a_prefix_of_two_revisions_is_ambiguous(supply: Store) -> None:
         supply.revision(DOMAIN, prefix)
     assert raised.value.to_problem()["status"] == 409
     with pytest.raises(AmbiguousRevision):
-        supply.get_record(DOMAIN, "Part", "P-10001", at=prefix)
+        read_record(supply, DOMAIN, "Part", "P-10001", at=prefix)
     # one more digit that differs makes each of them unique again
     other = seen[prefix]
     common = next(index for index, (a, b) in enumerate(zip(clash.id, other, strict=True)) if a != b)
@@ -212,18 +216,18 @@ def test_a_revision_not_on_the_branch_raises(supply: Store) -> None:
     )
     on_main = commit(supply, [UpsertRecord("Part", "P-10002", {"unit_cost": "2.00"})])
     with pytest.raises(RevisionNotOnBranch) as raised:
-        supply.get_record(DOMAIN, "Part", "P-10001", at=on_branch.id)
+        read_record(supply, DOMAIN, "Part", "P-10001", at=on_branch.id)
     assert isinstance(raised.value, NotFound)
     assert raised.value.to_problem()["status"] == 404
     with pytest.raises(RevisionNotOnBranch):
-        supply.get_record(DOMAIN, "Part", "P-10002", branch="draft", at=on_main.id)
+        read_record(supply, DOMAIN, "Part", "P-10002", branch="draft", at=on_main.id)
     with pytest.raises(RevisionNotOnBranch):
         supply.view(DOMAIN, branch="draft", at=on_main.id[:12])
     # the fork and what came before it are the branch's history too
-    at_fork = supply.get_record(DOMAIN, "Part", "P-10001", branch="draft", at=fork.id)
+    at_fork = read_record(supply, DOMAIN, "Part", "P-10001", branch="draft", at=fork.id)
     assert at_fork is not None
     assert at_fork.values["unit_cost"] == "0.38"
-    latest = supply.get_record(DOMAIN, "Part", "P-10001", branch="draft", at=on_branch.id[:12])
+    latest = read_record(supply, DOMAIN, "Part", "P-10001", branch="draft", at=on_branch.id[:12])
     assert latest is not None
     assert latest.values["unit_cost"] == "1.00"
 

@@ -142,5 +142,14 @@ class Principal:
 
 def local_admin() -> Principal:
     """The principal of auth mode `none`: an administrator of everything (the demo only)."""
-    grant = GrantInfo(0, LOCAL_ADMIN, "*", "*", "admin", None, (), "")
+    grant = GrantInfo(
+        id=0,
+        principal=LOCAL_ADMIN,
+        domain="*",
+        branch="*",
+        role="admin",
+        kinds=None,
+        clearances=(),
+        created_at="",
+    )
     return Principal(LOCAL_ADMIN, "user", (grant,), "none")

@@ -54,7 +54,7 @@ class PrincipalInfo:
         return {"id": self.id, "type": self.type, "display_name": self.display_name}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class GrantInfo:
     """A role on the branches of a Domain matching `branch` (a glob), maybe narrowed to Kinds."""
 
@@ -261,14 +261,14 @@ def add_grant(
         )
     )
     return GrantInfo(
-        grant_id,
-        principal_id,
-        domain,
-        branch,
-        role,
-        tuple(sorted_kinds) if sorted_kinds is not None else None,
-        tuple(sorted_clearances),
-        created_at,
+        id=grant_id,
+        principal=principal_id,
+        domain=domain,
+        branch=branch,
+        role=role,
+        kinds=tuple(sorted_kinds) if sorted_kinds is not None else None,
+        clearances=tuple(sorted_clearances),
+        created_at=created_at,
     )
 
 
@@ -278,14 +278,14 @@ def grants_of(connection: sa.Connection, principal_id: str | None = None) -> lis
         query = query.where(t.grants.c.principal_id == principal_id)
     return [
         GrantInfo(
-            row.id,
-            row.principal_id,
-            row.domain,
-            row.branch,
-            row.role,
-            tuple(row.kinds) if row.kinds is not None else None,
-            tuple(row.clearances),
-            row.created_at,
+            id=row.id,
+            principal=row.principal_id,
+            domain=row.domain,
+            branch=row.branch,
+            role=row.role,
+            kinds=tuple(row.kinds) if row.kinds is not None else None,
+            clearances=tuple(row.clearances),
+            created_at=row.created_at,
         )
         for row in connection.execute(query)
     ]

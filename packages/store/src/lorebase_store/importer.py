@@ -47,7 +47,7 @@ class ImportResult:
     changes: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Manifest:
     domain: str
     author: str

@@ -10,7 +10,7 @@ from lorebase_core.values import CanonicalValue
 Values = dict[str, CanonicalValue]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DomainInfo:
     id: int
     name: str
@@ -20,7 +20,7 @@ class DomainInfo:
     settings: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class BranchInfo:
     id: int
     domain: str
@@ -49,7 +49,7 @@ class BranchInfo:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RevisionInfo:
     pk: int
     id: str
@@ -81,7 +81,7 @@ class RevisionInfo:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Provenance:
     """Where one value came from: the Revision that set it and its origin, actor and time."""
 
@@ -115,7 +115,7 @@ class Provenance:
         return found
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RecordVersion:
     kind: str
     key: str
@@ -125,7 +125,7 @@ class RecordVersion:
     provenance: dict[str, int] = field(default_factory=dict, repr=False)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LinkVersion:
     relation: str
     from_key: str

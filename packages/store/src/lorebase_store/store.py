@@ -25,23 +25,12 @@ from lorebase_store.engine import (
 )
 from lorebase_store.migrate import upgrade
 from lorebase_store.reads.diff import diff
-from lorebase_store.reads.history import history, lineage
 from lorebase_store.reads.reader import Reader, open_reader
-from lorebase_store.reads.records import (
-    count_records,
-    get_record,
-    links_of,
-    list_records,
-)
 from lorebase_store.results import (
     BranchInfo,
     CommitResult,
     Diff,
     DomainInfo,
-    HistoryPage,
-    Lineage,
-    LinkVersion,
-    RecordVersion,
     RevisionInfo,
 )
 from lorebase_store.search import put_vector
@@ -285,100 +274,6 @@ class Store:
     def view(self, domain: str, *, branch: str | None = None, at: str | None = None) -> View:
         with read_transaction(self.engine) as connection:
             return make_view(connection, domain, branch, at)
-
-    def get_record(
-        self, domain: str, kind: str, key: str, *, branch: str | None = None, at: str | None = None
-    ) -> RecordVersion | None:
-        with read_transaction(self.engine) as connection:
-            return get_record(connection, make_view(connection, domain, branch, at), kind, key)
-
-    def records(
-        self,
-        domain: str,
-        kind: str,
-        *,
-        branch: str | None = None,
-        at: str | None = None,
-        limit: int = 100,
-        after_key: str | None = None,
-    ) -> list[RecordVersion]:
-        with read_transaction(self.engine) as connection:
-            return list_records(
-                connection,
-                make_view(connection, domain, branch, at),
-                kind,
-                limit=limit,
-                after_key=after_key,
-            )
-
-    def count(
-        self, domain: str, kind: str, *, branch: str | None = None, at: str | None = None
-    ) -> int:
-        with read_transaction(self.engine) as connection:
-            return count_records(connection, make_view(connection, domain, branch, at), kind)
-
-    def links(
-        self,
-        domain: str,
-        relation: str,
-        *,
-        from_key: str | None = None,
-        to_key: str | None = None,
-        branch: str | None = None,
-        at: str | None = None,
-        limit: int = 1000,
-    ) -> list[LinkVersion]:
-        with read_transaction(self.engine) as connection:
-            return links_of(
-                connection,
-                make_view(connection, domain, branch, at),
-                relation,
-                from_key=from_key,
-                to_key=to_key,
-                limit=limit,
-            )
-
-    def history(
-        self,
-        domain: str,
-        kind: str,
-        key: str,
-        *,
-        branch: str | None = None,
-        at: str | None = None,
-        limit: int = 50,
-        cursor: str | None = None,
-        with_values: bool = False,
-    ) -> HistoryPage:
-        with read_transaction(self.engine) as connection:
-            return history(
-                connection,
-                make_view(connection, domain, branch, at),
-                kind,
-                key,
-                limit=limit,
-                cursor=cursor,
-                with_values=with_values,
-            )
-
-    def lineage(
-        self,
-        domain: str,
-        kind: str,
-        key: str,
-        *,
-        branch: str | None = None,
-        at: str | None = None,
-        count_max: int = 1000,
-    ) -> Lineage:
-        with read_transaction(self.engine) as connection:
-            return lineage(
-                connection,
-                make_view(connection, domain, branch, at),
-                kind,
-                key,
-                count_max=count_max,
-            )
 
     def diff(self, domain: str, from_revision: str, to_revision: str) -> Diff:
         """What changed from one Revision to another (any two Revisions of the Domain)."""

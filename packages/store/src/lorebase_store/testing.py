@@ -7,7 +7,7 @@ from typing import Any
 
 from lorebase_core.changes import Change, Origin
 from lorebase_store.commits.commit import CommitRequest
-from lorebase_store.results import RevisionInfo
+from lorebase_store.results import HistoryPage, Lineage, LinkVersion, RecordVersion, RevisionInfo
 from lorebase_store.store import Store
 
 TEST_ORIGIN = Origin("operation", "test")
@@ -23,7 +23,9 @@ def change_request(
     **options: Any,
 ) -> CommitRequest:
     """A CommitRequest for a test's change set (origin: an Operation by default)."""
-    return CommitRequest(domain, branch, author, message, origin, **options)
+    return CommitRequest(
+        domain=domain, branch=branch, author=author, message=message, origin=origin, **options
+    )
 
 
 def commit_changes(store: Store, changes: Iterable[Change], **options: Any) -> RevisionInfo:
@@ -31,3 +33,89 @@ def commit_changes(store: Store, changes: Iterable[Change], **options: Any) -> R
     result = store.commit(change_request(**options), changes)
     assert result.revision is not None, "the changes made no Revision"
     return result.revision
+
+
+# -- one read each, in its own read transaction (what a test checks after a write) ---------------
+def read_record(
+    store: Store,
+    domain: str,
+    kind: str,
+    key: str,
+    *,
+    branch: str | None = None,
+    at: str | None = None,
+) -> RecordVersion | None:
+    """The visible version of one Record (None: it does not exist there)."""
+    with store.reader(domain, branch=branch, at=at) as reader:
+        return reader.get_record(kind, key)
+
+
+def read_records(
+    store: Store,
+    domain: str,
+    kind: str,
+    *,
+    branch: str | None = None,
+    at: str | None = None,
+    limit: int = 100,
+    after_key: str | None = None,
+) -> list[RecordVersion]:
+    """The Records of a Kind in key order."""
+    with store.reader(domain, branch=branch, at=at) as reader:
+        return reader.records(kind, limit=limit, after_key=after_key)
+
+
+def read_count(
+    store: Store, domain: str, kind: str, *, branch: str | None = None, at: str | None = None
+) -> int:
+    """How many Records of a Kind there are."""
+    with store.reader(domain, branch=branch, at=at) as reader:
+        return reader.count(kind)
+
+
+def read_links(
+    store: Store,
+    domain: str,
+    relation: str,
+    *,
+    from_key: str | None = None,
+    to_key: str | None = None,
+    branch: str | None = None,
+    at: str | None = None,
+    limit: int = 1000,
+) -> list[LinkVersion]:
+    """The Links of a Relation, optionally from or to one key."""
+    with store.reader(domain, branch=branch, at=at) as reader:
+        return reader.links(relation, from_key=from_key, to_key=to_key, limit=limit)
+
+
+def read_history(
+    store: Store,
+    domain: str,
+    kind: str,
+    key: str,
+    *,
+    branch: str | None = None,
+    at: str | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+    with_values: bool = False,
+) -> HistoryPage:
+    """One page of a Record's history, newest first."""
+    with store.reader(domain, branch=branch, at=at) as reader:
+        return reader.history(kind, key, limit=limit, cursor=cursor, with_values=with_values)
+
+
+def read_lineage(
+    store: Store,
+    domain: str,
+    kind: str,
+    key: str,
+    *,
+    branch: str | None = None,
+    at: str | None = None,
+    count_max: int = 1000,
+) -> Lineage:
+    """Where each Attribute value of a Record came from."""
+    with store.reader(domain, branch=branch, at=at) as reader:
+        return reader.lineage(kind, key, count_max=count_max)

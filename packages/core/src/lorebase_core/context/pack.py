@@ -82,7 +82,7 @@ class PackSchema:
     relations: tuple[SchemaRelation, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RecentChange:
     """One change of a Record of the pack, from the branch's first-parent history."""
 

@@ -61,7 +61,7 @@ _SEAL_REVISION = t.revisions.update().where(t.revisions.c.pk == sa.bindparam("pk
 _MOVE_HEAD = t.branches.update().where(t.branches.c.id == sa.bindparam("id_"))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CommitRequest:
     """Who commits what where. `created_at` fixes the time (reproducible examples and tests)."""
 
@@ -105,7 +105,7 @@ class _Version:
         }
 
 
-@dataclass
+@dataclass(kw_only=True)
 class _Tally:
     kinds: Counter[str] = field(default_factory=Counter)
     relations: Counter[str] = field(default_factory=Counter)
@@ -303,20 +303,20 @@ class _Commit:
             )
         )
         revision = RevisionInfo(
-            self.revision_pk,
-            revision_id,
-            self.branch.name,
-            self.branch.id,
-            self.seq,
-            parents,
-            generation,
-            stats,
-            request.origin.type,
-            request.origin.ref,
-            request.author,
-            request.message,
-            created_at,
-            self.schema.digest,
+            pk=self.revision_pk,
+            id=revision_id,
+            branch=self.branch.name,
+            branch_id=self.branch.id,
+            seq=self.seq,
+            parents=parents,
+            generation=generation,
+            stats=stats,
+            origin_type=request.origin.type,
+            origin_ref=request.origin.ref,
+            author=request.author,
+            message=request.message,
+            created_at=created_at,
+            schema_digest=self.schema.digest,
         )
         return CommitResult(revision, self.count, stats, sequence)
 
@@ -381,7 +381,12 @@ class _Commit:
                     None if written.deleted else written.values,
                 )
             current[key] = Current(
-                -1, True, self.seq, written.deleted, written.values, written.provenance
+                row_id=-1,
+                own=True,
+                from_seq=self.seq,
+                deleted=written.deleted,
+                values=written.values,
+                provenance=written.provenance,
             )
         self.planner.wrote(t.records, writes.flush(self.connection))
         index_records(self.connection, self.branch.id, self.schema, kind_name, indexed)
@@ -605,7 +610,14 @@ class _Commit:
                     "provenance_json": {},
                 },
             )
-            current[pair] = Current(-1, True, self.seq, deleted, values, {})
+            current[pair] = Current(
+                row_id=-1,
+                own=True,
+                from_seq=self.seq,
+                deleted=deleted,
+                values=values,
+                provenance={},
+            )
         self.planner.wrote(t.links, writes.flush(self.connection))
         self._check_cardinality(
             relation_name, relation.cardinality, touched_from, touched_to, changes

@@ -110,7 +110,7 @@ class GraphLink:
         return document
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class HopResult:
     """One hop of a traversal: the Records it reached and the Links it followed."""
 
@@ -133,7 +133,7 @@ class HopResult:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TraverseResult:
     """The answer of POST /traverse (without the Revision, which Keeper adds).
 

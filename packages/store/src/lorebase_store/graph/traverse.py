@@ -69,12 +69,12 @@ def traverse(
             caps.add("max_fanout")
         hops.append(
             HopResult(
-                hop.name,
-                hop.direction,
-                hop.source_kind,
-                hop.target_kind,
-                len(step.reached),
-                step.links,
+                relation=hop.name,
+                direction=hop.direction,
+                from_kind=hop.source_kind,
+                to_kind=hop.target_kind,
+                records=len(step.reached),
+                links=step.links,
             )
         )
         reached = step.reached

@@ -27,7 +27,7 @@ def _records_of(view: View, kind: str) -> sa.Subquery:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RelationHealth:
     relation: str
     from_kind: str
@@ -78,14 +78,14 @@ def relation_health(
     if relation.required_from:
         gaps, gap_examples = _gaps(connection, view, relation_name, relation.from_kind, limits)
     return RelationHealth(
-        relation_name,
-        relation.from_kind,
-        relation.to_kind,
-        links,
-        orphans,
-        orphan_examples,
-        gaps,
-        gap_examples,
+        relation=relation_name,
+        from_kind=relation.from_kind,
+        to_kind=relation.to_kind,
+        links=links,
+        orphans=orphans,
+        orphan_examples=orphan_examples,
+        gaps=gaps,
+        gap_examples=gap_examples,
     )
 
 

@@ -66,7 +66,7 @@ class DuplicateGroup:
     value: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Duplicates:
     """The duplicate groups of one unique or title Attribute (at most `max_duplicate_groups`)."""
 
@@ -78,7 +78,7 @@ class Duplicates:
     groups: tuple[DuplicateGroup, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KindHealth:
     kind: str
     records: int
@@ -131,15 +131,15 @@ def check_health(
 
 def _with_last_change(found: KindHealth, revision: str | None) -> KindHealth:
     return KindHealth(
-        found.kind,
-        found.records,
-        revision,
-        found.checked,
-        found.sampled,
-        found.invalid,
-        found.violations,
-        found.duplicates,
-        found.stale_derived,
+        kind=found.kind,
+        records=found.records,
+        last_change=revision,
+        checked=found.checked,
+        sampled=found.sampled,
+        invalid=found.invalid,
+        violations=found.violations,
+        duplicates=found.duplicates,
+        stale_derived=found.stale_derived,
     )
 
 
@@ -219,15 +219,15 @@ def _kind_health(
         for name, is_unique in dedup.items()
     )
     report = KindHealth(
-        kind_name,
-        total,
-        None,
-        tally.checked,
-        sampled,
-        tally.invalid,
-        tally.violations(),
-        tuple(found for found in duplicates if found.group_count),
-        stale,
+        kind=kind_name,
+        records=total,
+        last_change=None,
+        checked=tally.checked,
+        sampled=sampled,
+        invalid=tally.invalid,
+        violations=tally.violations(),
+        duplicates=tuple(found for found in duplicates if found.group_count),
+        stale_derived=stale,
     )
     return report, last_pk
 
@@ -334,4 +334,11 @@ def _duplicates(
         )
         for members in found[: limits.max_duplicate_groups]
     )
-    return Duplicates(name, is_unique, kind.title == name, sensitive, len(found), shown)
+    return Duplicates(
+        attribute=name,
+        unique=is_unique,
+        title=kind.title == name,
+        sensitive=sensitive,
+        group_count=len(found),
+        groups=shown,
+    )

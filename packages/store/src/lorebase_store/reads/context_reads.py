@@ -164,14 +164,14 @@ def recent_changes(
     revisions = revisions_by_pk(connection, {entry[2].revision_pk for entry in changes})
     return [
         RecentChange(
-            revisions[version.revision_pk].id,
-            revisions[version.revision_pk].created_at,
-            ref,
-            change,
-            attributes,
-            revisions[version.revision_pk].author,
-            revisions[version.revision_pk].origin_type,
-            revisions[version.revision_pk].message,
+            revision=revisions[version.revision_pk].id,
+            at=revisions[version.revision_pk].created_at,
+            ref=ref,
+            change=change,
+            attributes=attributes,
+            actor=revisions[version.revision_pk].author,
+            origin=revisions[version.revision_pk].origin_type,
+            message=revisions[version.revision_pk].message,
         )
         for _position, ref, version, change, attributes in changes
     ]

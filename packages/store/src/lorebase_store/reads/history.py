@@ -191,12 +191,12 @@ def _lineage(
     def entry(pk: int) -> Provenance:
         revision = revisions[pk]
         return Provenance(
-            revision.id,
-            revision.origin_type,
-            revision.origin_ref,
-            revision.author,
-            revision.created_at,
-            revision.message,
+            revision=revision.id,
+            origin_type=revision.origin_type,
+            origin_ref=revision.origin_ref,
+            actor=revision.author,
+            at=revision.created_at,
+            message=revision.message,
             operation=operations.get(revision.origin_ref or ""),
         )
 

@@ -38,10 +38,10 @@ def get_record(connection: sa.Connection, view: View, kind: str, key: str) -> Re
     if found is None or found.deleted:
         return None
     return RecordVersion(
-        kind,
-        key,
-        found.values,
-        found.revision_id,
+        kind=kind,
+        key=key,
+        values=found.values,
+        revision=found.revision_id,
         provenance=expand(found.provenance, found.values),
     )
 
@@ -65,10 +65,10 @@ def list_records(
     revisions = revisions_by_pk(connection, [row["revision_pk"] for row in rows])
     return [
         RecordVersion(
-            kind,
-            row["record_key"],
-            dict(row["values_json"]),
-            revisions[row["revision_pk"]].id,
+            kind=kind,
+            key=row["record_key"],
+            values=dict(row["values_json"]),
+            revision=revisions[row["revision_pk"]].id,
             provenance=expand(row["provenance_json"], row["values_json"]),
         )
         for row in rows
@@ -123,11 +123,11 @@ def links_of(
     revisions = revisions_by_pk(connection, [row["revision_pk"] for row in rows])
     return [
         LinkVersion(
-            relation,
-            row["from_key"],
-            row["to_key"],
-            dict(row["values_json"]),
-            revisions[row["revision_pk"]].id,
+            relation=relation,
+            from_key=row["from_key"],
+            to_key=row["to_key"],
+            values=dict(row["values_json"]),
+            revision=revisions[row["revision_pk"]].id,
         )
         for row in rows
     ]

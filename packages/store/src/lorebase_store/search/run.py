@@ -29,7 +29,7 @@ HYBRID_CANDIDATES = 50
 """Each list of a hybrid search contributes its best max(HYBRID_CANDIDATES, 4 x limit)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SearchHit:
     kind: str
     key: str
@@ -56,7 +56,7 @@ class SearchHit:
         return hit
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SearchResult:
     q: str
     mode: str
@@ -105,13 +105,26 @@ def search(
             connection, chain, kinds, request.q, request.limit * 2 + 10, min_similarity
         )
         hits = reader.hits([(kind, key, score) for kind, key, score in found], searched)
-        return SearchResult(request.q, "lexical", kinds, hits[: request.limit], corrected)
+        return SearchResult(
+            q=request.q,
+            mode="lexical",
+            kinds=kinds,
+            hits=hits[: request.limit],
+            corrected=corrected,
+        )
     assert request.query_vector is not None
     assert request.model is not None
     ranked, capped = nearest(connection, view.domain.id, request.model, kinds, request.query_vector)
     if request.mode == "semantic":
         hits = reader.hits(ranked, [], enough=request.limit)
-        return SearchResult(request.q, "semantic", kinds, hits[: request.limit], [], capped)
+        return SearchResult(
+            q=request.q,
+            mode="semantic",
+            kinds=kinds,
+            hits=hits[: request.limit],
+            corrected=[],
+            capped=capped,
+        )
     size = max(HYBRID_CANDIDATES, 4 * request.limit)
     found, corrected, searched = _lexical(connection, chain, kinds, request.q, size, min_similarity)
     lexical_hits = reader.hits(found, searched, enough=size)
@@ -127,16 +140,18 @@ def search(
     order = sorted(fused, key=lambda identity: (-round(fused[identity], 9), *identity))
     hits = [
         SearchHit(
-            kind,
-            key,
-            best[(kind, key)].title,
-            round(fused[(kind, key)], 6),
-            best[(kind, key)].matched,
-            best[(kind, key)].values,
+            kind=kind,
+            key=key,
+            title=best[(kind, key)].title,
+            score=round(fused[(kind, key)], 6),
+            matched=best[(kind, key)].matched,
+            values=best[(kind, key)].values,
         )
         for kind, key in order[: request.limit]
     ]
-    return SearchResult(request.q, "hybrid", kinds, hits, corrected, capped)
+    return SearchResult(
+        q=request.q, mode="hybrid", kinds=kinds, hits=hits, corrected=corrected, capped=capped
+    )
 
 
 def _lexical(
@@ -213,10 +228,10 @@ class _Hits:
     ) -> SearchHit:
         kind = self.schema.kinds[kind_name]
         return SearchHit(
-            kind_name,
-            key,
-            record_title(kind, key, values),
-            score,
-            matched_attributes(kind, values, searched) if searched else [],
-            self.scope.mask(kind.attributes, values) if self.with_values else None,
+            kind=kind_name,
+            key=key,
+            title=record_title(kind, key, values),
+            score=score,
+            matched=matched_attributes(kind, values, searched) if searched else [],
+            values=self.scope.mask(kind.attributes, values) if self.with_values else None,
         )

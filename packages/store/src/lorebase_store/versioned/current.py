@@ -14,7 +14,7 @@ from lorebase_store.versioned.views import Segment, visible
 _CHUNK = 500
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Current:
     """A visible version: its row id, whether it lives in the nearest segment, and its content."""
 
@@ -78,13 +78,13 @@ _LINKS = {
 
 def _current(row: Any, own: bool) -> Current:
     return Current(
-        row.id,
-        own,
-        row.from_seq,
-        row.deleted,
-        dict(row.values_json),
-        dict(row.provenance_json),
-        row.revision_id,
+        row_id=row.id,
+        own=own,
+        from_seq=row.from_seq,
+        deleted=row.deleted,
+        values=dict(row.values_json),
+        provenance=dict(row.provenance_json),
+        revision_id=row.revision_id,
     )
 
 

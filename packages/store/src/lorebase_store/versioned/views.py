@@ -36,7 +36,7 @@ class Segment:
     at_head: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class View:
     domain: DomainInfo
     branch: BranchInfo
@@ -68,12 +68,12 @@ def load_domain(connection: sa.Connection, name: str) -> DomainInfo:
 
 def _domain_info(row: Any) -> DomainInfo:
     return DomainInfo(
-        row["id"],
-        row["name"],
-        row["default_branch"],
-        row["created_at"],
-        row["created_by"],
-        dict(row["settings"]),
+        id=row["id"],
+        name=row["name"],
+        default_branch=row["default_branch"],
+        created_at=row["created_at"],
+        created_by=row["created_by"],
+        settings=dict(row["settings"]),
     )
 
 
@@ -86,19 +86,19 @@ def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> Bra
         base_name = base
         base_revision = revision_at(connection, row["base_branch_id"], row["base_seq"])
     return BranchInfo(
-        row["id"],
-        domain.name,
-        row["name"],
-        row["mode"],
-        row["head_revision"],
-        row["head_seq"],
-        base_name,
-        base_revision,
-        row["base_branch_id"],
-        row["base_seq"],
-        row["protected"],
-        row["created_at"],
-        row["created_by"],
+        id=row["id"],
+        domain=domain.name,
+        name=row["name"],
+        mode=row["mode"],
+        head_revision=row["head_revision"],
+        head_seq=row["head_seq"],
+        base_branch=base_name,
+        base_revision=base_revision,
+        base_branch_id=row["base_branch_id"],
+        base_seq=row["base_seq"],
+        protected=row["protected"],
+        created_at=row["created_at"],
+        created_by=row["created_by"],
     )
 
 
@@ -215,20 +215,20 @@ def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
         ).scalar_one()
     )
     return RevisionInfo(
-        row["pk"],
-        row["id"],
-        branch_name,
-        row["branch_id"],
-        row["seq"],
-        list(row["parents"]),
-        row["generation"],
-        dict(row["stats"]),
-        row["origin_type"],
-        row["origin_ref"],
-        row["author"],
-        row["message"],
-        row["created_at"],
-        row["schema_digest"],
+        pk=row["pk"],
+        id=row["id"],
+        branch=branch_name,
+        branch_id=row["branch_id"],
+        seq=row["seq"],
+        parents=list(row["parents"]),
+        generation=row["generation"],
+        stats=dict(row["stats"]),
+        origin_type=row["origin_type"],
+        origin_ref=row["origin_ref"],
+        author=row["author"],
+        message=row["message"],
+        created_at=row["created_at"],
+        schema_digest=row["schema_digest"],
     )
 
 
@@ -407,7 +407,14 @@ def make_view(
     history = lineage(connection, branch, branch.head_seq)
     if at is None:
         chain = segments(connection, branch, branch.head_seq)
-        return View(domain, branch, branch.head_seq, branch.head_revision, chain, history)
+        return View(
+            domain=domain,
+            branch=branch,
+            seq=branch.head_seq,
+            revision=branch.head_revision,
+            segments=chain,
+            history=history,
+        )
     revision = resolve_revision(connection, domain, at, visible_from(history, authorize))
     index = position_in(history, revision)
     if index is not None:
@@ -417,7 +424,12 @@ def make_view(
             chain = revision_segments(connection, revision)
         nearest = Segment(history[index].branch_id, revision.seq, chain[0].at_head)
         return View(
-            domain, branch, revision.seq, revision.id, chain, (nearest, *history[index + 1 :])
+            domain=domain,
+            branch=branch,
+            seq=revision.seq,
+            revision=revision.id,
+            segments=chain,
+            history=(nearest, *history[index + 1 :]),
         )
     raise RevisionNotOnBranch(
         f"Revision {revision.id[:12]} is not in the history of branch {quoted(branch.name)}",

@@ -15,7 +15,7 @@ from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class AuditEntry:
     id: int
     principal: str
@@ -68,12 +68,12 @@ def audit_entries(
     ).mappings()
     return [
         AuditEntry(
-            row["id"],
-            row["principal"],
-            row["action"],
-            row["target"],
-            dict(row["details"]),
-            row["created_at"],
+            id=row["id"],
+            principal=row["principal"],
+            action=row["action"],
+            target=row["target"],
+            details=dict(row["details"]),
+            created_at=row["created_at"],
         )
         for row in rows
     ]

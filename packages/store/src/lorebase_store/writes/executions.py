@@ -32,7 +32,7 @@ from lorebase_store.versioned.views import load_domain
 from lorebase_store.writes.audit import audit
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ExecutionRecord:
     """What is kept of an execution besides its Revision."""
 
@@ -53,7 +53,7 @@ class ExecutionRecord:
     max_event_edits: int = 50
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Invocation:
     id: str
     operation: str
@@ -94,20 +94,20 @@ def operation_id(domain: str, operation: str) -> str:
 
 def _invocation(row: Any) -> Invocation:
     return Invocation(
-        row["id"],
-        row["operation"],
-        row["principal"],
-        row["idempotency_key"],
-        row["request_digest"],
-        row["branch"],
-        row["target"],
-        row["revision"],
-        row["proposal_id"],
-        dict(row["parameters"]),
-        list(row["edits"]),
-        list(row["pending_events"]),
-        dict(row["result"]),
-        row["created_at"],
+        id=row["id"],
+        operation=row["operation"],
+        principal=row["principal"],
+        idempotency_key=row["idempotency_key"],
+        request_digest=row["request_digest"],
+        branch=row["branch"],
+        target=row["target"],
+        revision=row["revision"],
+        proposal_id=row["proposal_id"],
+        parameters=dict(row["parameters"]),
+        edits=list(row["edits"]),
+        pending_events=list(row["pending_events"]),
+        result=dict(row["result"]),
+        created_at=row["created_at"],
     )
 
 

@@ -52,7 +52,7 @@ Resolution = tuple[str, Any]
 RESOLUTIONS = ("source", "target", "value")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class FoundConflict:
     entity: Literal["record", "link"]
     ref: str
@@ -68,7 +68,7 @@ class FoundConflict:
         return (self.ref, self.attribute)
 
 
-@dataclass
+@dataclass(kw_only=True)
 class MergePlan:
     base_revision: str | None
     source_head: str | None
@@ -173,9 +173,9 @@ def plan_merge(
     records_s, links_s = touched(connection, source_history, target_history)
     records_t, links_t = touched(connection, target_history, source_history)
     plan = MergePlan(
-        base_revision,
-        source.head_revision,
-        target.head_revision,
+        base_revision=base_revision,
+        source_head=source.head_revision,
+        target_head=target.head_revision,
         fast_forward=not records_t and not links_t,
     )
     chains = (base_chain, source_chain, target_chain)
@@ -215,13 +215,13 @@ def plan_merge(
         for pair in sorted(pairs):
             if pair in gone and _live(mine_l.get(pair)) is not None:
                 found = FoundConflict(
-                    "link",
-                    f"{relation}:{pair[0]}->{pair[1]}",
-                    "",
-                    "link-endpoint-deleted",
-                    _live(base_l.get(pair)),
-                    _live(mine_l.get(pair)),
-                    _live(theirs_l.get(pair)),
+                    entity="link",
+                    ref=f"{relation}:{pair[0]}->{pair[1]}",
+                    attribute="",
+                    code="link-endpoint-deleted",
+                    base=_live(base_l.get(pair)),
+                    source=_live(mine_l.get(pair)),
+                    target=_live(theirs_l.get(pair)),
                 )
                 settled = _settle(plan, found, resolutions)
                 if settled is not None and settled[0] != "target":
@@ -314,7 +314,17 @@ def _merge_record(
     if mine is None or theirs is None:
         code = "deleted-modified" if mine is None else "modified-deleted"
         settled = _settle(
-            plan, FoundConflict("record", ref, "", code, base, mine, theirs), resolutions
+            plan,
+            FoundConflict(
+                entity="record",
+                ref=ref,
+                attribute="",
+                code=code,
+                base=base,
+                source=mine,
+                target=theirs,
+            ),
+            resolutions,
         )
         if settled is not None and settled[0] == "value":
             raise BadRequest(
@@ -350,7 +360,15 @@ def _merge_attributes(
             continue
         take: Resolution = ("source", s)
         if g != b:
-            found = FoundConflict("record", ref, name, "modified-both", b, s, g)
+            found = FoundConflict(
+                entity="record",
+                ref=ref,
+                attribute=name,
+                code="modified-both",
+                base=b,
+                source=s,
+                target=g,
+            )
             settled = _settle(plan, found, resolutions)
             if settled is None or settled[0] == "target":
                 continue
@@ -397,7 +415,15 @@ def _merge_link(
     if mine in (base, theirs):
         return
     if target_touched and theirs != base:
-        found = FoundConflict("link", ref, "", "link-modified-both", base, mine, theirs)
+        found = FoundConflict(
+            entity="link",
+            ref=ref,
+            attribute="",
+            code="link-modified-both",
+            base=base,
+            source=mine,
+            target=theirs,
+        )
         settled = _settle(plan, found, resolutions)
         if settled is None or settled[0] == "target":
             return

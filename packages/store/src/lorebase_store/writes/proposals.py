@@ -46,7 +46,7 @@ def now() -> str:
     return format_datetime(datetime.now(UTC))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Review:
     id: int
     reviewer: str
@@ -66,7 +66,7 @@ class Review:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Attempt:
     id: str
     result: str
@@ -88,7 +88,7 @@ class Attempt:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ConflictInfo:
     id: str
     entity: str
@@ -105,7 +105,7 @@ class ConflictInfo:
     resolved_at: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ProposalInfo:
     id: str
     domain: str
@@ -230,15 +230,15 @@ def open_proposals_from(connection: sa.Connection, source_id: int) -> list[str]:
 
 def _attempt(row: Any) -> Attempt:
     return Attempt(
-        row["id"],
-        row["result"],
-        row["open_conflicts"],
-        row["resolved_conflicts"],
-        dict(row["counts"]),
-        row["base_revision"],
-        row["source_head"],
-        row["target_head"],
-        row["created_at"],
+        id=row["id"],
+        result=row["result"],
+        open_conflicts=row["open_conflicts"],
+        resolved_conflicts=row["resolved_conflicts"],
+        counts=dict(row["counts"]),
+        base_revision=row["base_revision"],
+        source_head=row["source_head"],
+        target_head=row["target_head"],
+        created_at=row["created_at"],
     )
 
 
@@ -257,7 +257,14 @@ def load_proposal(
             proposal=proposal_id,
         )
     reviews = [
-        Review(r.id, r.reviewer, r.verdict, r.body, r.source_head, r.created_at)
+        Review(
+            id=r.id,
+            reviewer=r.reviewer,
+            verdict=r.verdict,
+            body=r.body,
+            source_head=r.source_head,
+            created_at=r.created_at,
+        )
         for r in connection.execute(
             sa.select(t.proposal_reviews)
             .where(t.proposal_reviews.c.proposal_id == proposal_id)
@@ -282,31 +289,31 @@ def load_proposal(
         )
         attempt = _attempt(attempt_row)
     return ProposalInfo(
-        row["id"],
-        domain.name,
-        row["title"],
-        row["description"],
-        row["intent"],
-        row["task"],
-        row["status"],
-        row["source_branch"],
-        row["source_branch_id"],
-        row["target_branch"],
-        row["target_branch_id"],
-        bool(row["policy_review"]),
-        list(row["executions"]),
-        row["created_by"],
-        row["created_at"],
-        row["updated_at"],
-        row["merged_revision"],
-        row["merged_by"],
-        row["merged_at"],
-        row["closed_by"],
-        row["closed_at"],
-        reviews,
-        int(counts.get("open", 0)),
-        int(counts.get("resolved", 0)),
-        attempt,
+        id=row["id"],
+        domain=domain.name,
+        title=row["title"],
+        description=row["description"],
+        intent=row["intent"],
+        task=row["task"],
+        status=row["status"],
+        source_branch=row["source_branch"],
+        source_branch_id=row["source_branch_id"],
+        target_branch=row["target_branch"],
+        target_branch_id=row["target_branch_id"],
+        policy_review=bool(row["policy_review"]),
+        executions=list(row["executions"]),
+        created_by=row["created_by"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        merged_revision=row["merged_revision"],
+        merged_by=row["merged_by"],
+        merged_at=row["merged_at"],
+        closed_by=row["closed_by"],
+        closed_at=row["closed_at"],
+        reviews=reviews,
+        open_conflicts=int(counts.get("open", 0)),
+        resolved_conflicts=int(counts.get("resolved", 0)),
+        attempt=attempt,
     )
 
 
@@ -406,19 +413,19 @@ def add_review(
 
 def _conflict(row: Any) -> ConflictInfo:
     return ConflictInfo(
-        row.id,
-        row.entity,
-        row.ref,
-        row.attribute,
-        row.code,
-        row.base,
-        row.source,
-        row.target,
-        row.status,
-        row.resolution,
-        row.value,
-        row.resolved_by,
-        row.resolved_at,
+        id=row.id,
+        entity=row.entity,
+        ref=row.ref,
+        attribute=row.attribute,
+        code=row.code,
+        base=row.base,
+        source=row.source,
+        target=row.target,
+        status=row.status,
+        resolution=row.resolution,
+        value=row.value,
+        resolved_by=row.resolved_by,
+        resolved_at=row.resolved_at,
     )
 
 
