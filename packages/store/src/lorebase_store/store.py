@@ -45,8 +45,8 @@ from lorebase_store.versioned.views import (
     load_domain,
     make_view,
     resolve_revision,
+    revision_ancestry,
     revision_info,
-    revision_lineage,
     revision_segments,
 )
 from lorebase_store.writes.branches import BranchMode, create_branch_on
@@ -283,7 +283,7 @@ class Store:
                 resolve_revision(connection, info, text) for text in (from_revision, to_revision)
             ]
             reads = [revision_segments(connection, revision) for revision in ends]
-            histories = [revision_lineage(connection, revision) for revision in ends]
+            histories = [revision_ancestry(connection, revision) for revision in ends]
             return diff(connection, reads, histories, ends[0].id, ends[1].id)
 
     def events(self, domain: str, *, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:

@@ -64,7 +64,7 @@ def diff(
     from_revision: str,
     to_revision: str,
 ) -> Diff:
-    """Changes between two Revisions: `reads` are their read segments, `histories` their lineage."""
+    """Changes between two Revisions: `reads` are their read segments, `histories` their ancestry."""
     from_chain, to_chain = reads
     records_a, links_a = touched(connection, histories[0], histories[1])
     records_b, links_b = touched(connection, histories[1], histories[0])

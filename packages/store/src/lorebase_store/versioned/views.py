@@ -44,7 +44,7 @@ class View:
     revision: str | None
     segments: tuple[Segment, ...]
     history: tuple[Segment, ...]
-    """The first-parent history up to the view (see `lineage`): what history and log read."""
+    """The first-parent history up to the view (see `ancestry`): what history and log read."""
 
     @property
     def at_head(self) -> bool:
@@ -159,7 +159,7 @@ def segments(connection: sa.Connection, branch: BranchInfo, seq: int) -> tuple[S
     return _chain(connection, branch, seq, through_copies=False)
 
 
-def lineage(connection: sa.Connection, branch: BranchInfo, seq: int) -> tuple[Segment, ...]:
+def ancestry(connection: sa.Connection, branch: BranchInfo, seq: int) -> tuple[Segment, ...]:
     """The first-parent history of a branch at a sequence, nearest first.
 
     Its own commits, then its base's up to the fork, and so on to the Domain's first Revision,
@@ -189,9 +189,9 @@ def revision_segments(connection: sa.Connection, revision: RevisionInfo) -> tupl
     return segments(connection, _revision_branch(connection, revision), revision.seq)
 
 
-def revision_lineage(connection: sa.Connection, revision: RevisionInfo) -> tuple[Segment, ...]:
+def revision_ancestry(connection: sa.Connection, revision: RevisionInfo) -> tuple[Segment, ...]:
     """The first-parent history up to a Revision."""
-    return lineage(connection, _revision_branch(connection, revision), revision.seq)
+    return ancestry(connection, _revision_branch(connection, revision), revision.seq)
 
 
 def _revision_branch(connection: sa.Connection, revision: RevisionInfo) -> BranchInfo:
@@ -404,7 +404,7 @@ def make_view(
     domain, branch = load_domain_and_branch(connection, domain_name, branch_name)
     if authorize is not None:
         authorize(branch.name)
-    history = lineage(connection, branch, branch.head_seq)
+    history = ancestry(connection, branch, branch.head_seq)
     if at is None:
         chain = segments(connection, branch, branch.head_seq)
         return View(

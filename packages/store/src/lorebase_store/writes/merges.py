@@ -38,8 +38,8 @@ from lorebase_store.versioned.current import Current, current_links, current_rec
 from lorebase_store.versioned.provenance import expand
 from lorebase_store.versioned.views import (
     Segment,
+    ancestry,
     branch_by_id,
-    lineage,
     load_domain,
     revision_at,
     segments,
@@ -108,8 +108,8 @@ def merge_base(
     merged = _last_merged_seq(connection, source, target)
     if merged is not None:
         return segments(connection, source, merged)
-    source_history = {s.branch_id: s.upto for s in lineage(connection, source, source.head_seq)}
-    for segment in lineage(connection, target, target.head_seq):
+    source_history = {s.branch_id: s.upto for s in ancestry(connection, source, source.head_seq)}
+    for segment in ancestry(connection, target, target.head_seq):
         if segment.branch_id in source_history:
             seq = min(segment.upto, source_history[segment.branch_id])
             base_branch = (
@@ -168,8 +168,8 @@ def plan_merge(
     base_revision = revision_at(connection, base_chain[0].branch_id, base_chain[0].upto)
     source_chain = segments(connection, source, source.head_seq)
     target_chain = segments(connection, target, target.head_seq)
-    source_history = lineage(connection, source, source.head_seq)
-    target_history = lineage(connection, target, target.head_seq)
+    source_history = ancestry(connection, source, source.head_seq)
+    target_history = ancestry(connection, target, target.head_seq)
     records_s, links_s = touched(connection, source_history, target_history)
     records_t, links_t = touched(connection, target_history, source_history)
     plan = MergePlan(

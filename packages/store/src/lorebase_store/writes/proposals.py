@@ -26,7 +26,7 @@ from lorebase_store.commits.commit import CommitRequest, commit_on
 from lorebase_store.engine import is_sqlite
 from lorebase_store.reads.diff import touched
 from lorebase_store.results import BranchInfo, DomainInfo
-from lorebase_store.versioned.views import branch_by_id, lineage, load_branch
+from lorebase_store.versioned.views import ancestry, branch_by_id, load_branch
 from lorebase_store.writes.executions import (
     Invocation,
     invocations_of_proposal,
@@ -379,7 +379,7 @@ def proposal_reach(
         ).scalar()
         seq = int(found) if found is not None else seq
     records, links = touched(
-        connection, lineage(connection, source, seq), lineage(connection, target, target.head_seq)
+        connection, ancestry(connection, source, seq), ancestry(connection, target, target.head_seq)
     )
     return ProposalReach(
         frozenset(kind for kind, _ in records),
