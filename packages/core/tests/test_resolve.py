@@ -8,7 +8,7 @@ import pytest
 
 from lorebase_core.access import ReadScope
 from lorebase_core.resolve import (
-    Resolution,
+    TextResolution,
     Vocabulary,
     indexing,
     normalize,
@@ -36,7 +36,9 @@ INDEXED = {
 }
 
 
-def run(schema: Schema, text: str, scope: ReadScope | None = None, **limits: float) -> Resolution:
+def run(
+    schema: Schema, text: str, scope: ReadScope | None = None, **limits: float
+) -> TextResolution:
     vocabulary = Vocabulary(vocabulary_entries(schema, scope or ReadScope.everything(), INDEXED))
     return resolve_text(
         text,
@@ -46,7 +48,7 @@ def run(schema: Schema, text: str, scope: ReadScope | None = None, **limits: flo
     )
 
 
-def found(resolution: Resolution) -> dict[tuple[str, str, str | None], tuple[str, str]]:
+def found(resolution: TextResolution) -> dict[tuple[str, str, str | None], tuple[str, str]]:
     return {
         (c.term.target, c.term.kind, c.term.attribute): (c.level, c.matched)
         for c in resolution.candidates

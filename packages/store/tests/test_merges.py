@@ -13,7 +13,7 @@ from lorebase_store.results import RevisionInfo
 from lorebase_store.store import BranchMode, Store
 from lorebase_store.testing import commit_changes as commit
 from lorebase_store.testing import read_lineage, read_links, read_record
-from lorebase_store.writes.merges import Resolution
+from lorebase_store.writes.merges import ConflictResolution
 from lorebase_store.writes.writes import BranchMerge
 
 DOMAIN = "supply"
@@ -36,7 +36,7 @@ def first_revision(store: Store) -> RevisionInfo:
 
 
 def merge(
-    store: Store, resolutions: Mapping[tuple[str, str], Resolution] | None = None
+    store: Store, resolutions: Mapping[tuple[str, str], ConflictResolution] | None = None
 ) -> BranchMerge:
     return store.writes.merge_branch(
         DOMAIN,
@@ -346,7 +346,7 @@ def test_both_sides_changing_one_attribute_is_a_conflict(supply: Store, mode: Br
     ],
 )
 def test_a_resolution_settles_the_conflict(
-    supply: Store, resolution: Resolution, expected: str
+    supply: Store, resolution: ConflictResolution, expected: str
 ) -> None:
     on_work, on_main = conflicting(supply)
 

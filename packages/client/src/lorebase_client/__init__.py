@@ -25,10 +25,10 @@ from lorebase_client.errors import (
 from lorebase_client.routes import (
     NO_VALUE,
     BranchMode,
+    ConflictChoice,
     ConflictStatus,
     ExplainFormat,
     ProposalStatus,
-    Resolution,
     Verdict,
 )
 
@@ -40,12 +40,12 @@ __all__ = [
     "Answer",
     "AsyncLorebaseClient",
     "BranchMode",
+    "ConflictChoice",
     "ConflictStatus",
     "ExplainFormat",
     "InvalidPathSegment",
     "LorebaseClient",
     "ProposalStatus",
-    "Resolution",
     "Text",
     "UnexpectedAnswer",
     "Verdict",

@@ -26,10 +26,10 @@ from lorebase_client.routes import (
     NO_VALUE,
     ApiRequest,
     BranchMode,
+    ConflictChoice,
     ConflictStatus,
     ExplainFormat,
     ProposalStatus,
-    Resolution,
     Verdict,
 )
 
@@ -814,7 +814,7 @@ class AsyncLorebaseClient:
         domain: str,
         proposal_id: str,
         conflict_id: str,
-        resolution: Resolution,
+        resolution: ConflictChoice,
         *,
         value: Any = NO_VALUE,
     ) -> Answer:

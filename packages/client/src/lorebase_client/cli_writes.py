@@ -17,9 +17,9 @@ from lorebase_client.client import LorebaseClient
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
 from lorebase_client.routes import (
     NO_VALUE,
+    ConflictChoice,
     ConflictStatus,
     ProposalStatus,
-    Resolution,
     Verdict,
 )
 
@@ -29,7 +29,7 @@ PROPOSAL_STATUSES: dict[str, ProposalStatus] = {
     "closed": "closed",
 }
 CONFLICT_STATUSES: dict[str, ConflictStatus] = {"open": "open", "resolved": "resolved"}
-RESOLUTIONS: dict[str, Resolution] = {"source": "source", "target": "target", "value": "value"}
+RESOLUTIONS: dict[str, ConflictChoice] = {"source": "source", "target": "target", "value": "value"}
 
 
 # -- --param k=v ------------------------------------------------------------------------------

@@ -25,10 +25,10 @@ from lorebase_client.routes import (
     NO_VALUE,
     ApiRequest,
     BranchMode,
+    ConflictChoice,
     ConflictStatus,
     ExplainFormat,
     ProposalStatus,
-    Resolution,
     Verdict,
 )
 
@@ -809,7 +809,7 @@ class LorebaseClient:
         domain: str,
         proposal_id: str,
         conflict_id: str,
-        resolution: Resolution,
+        resolution: ConflictChoice,
         *,
         value: Any = NO_VALUE,
     ) -> Answer:

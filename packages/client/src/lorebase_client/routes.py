@@ -22,7 +22,7 @@ ExplainFormat = Literal["json", "markdown"]
 ProposalStatus = Literal["open", "merged", "closed"]
 Verdict = Literal["approve", "request_changes", "comment"]
 ConflictStatus = Literal["open", "resolved"]
-Resolution = Literal["source", "target", "value"]
+ConflictChoice = Literal["source", "target", "value"]
 """How a Conflict is resolved: the source's value, the target's, or a `value` given."""
 ParamValue = str | int | bool | None
 
@@ -467,7 +467,7 @@ def resolve_conflict(
     domain: str,
     proposal_id: str,
     conflict_id: str,
-    resolution: Resolution,
+    resolution: ConflictChoice,
     *,
     value: Any = NO_VALUE,
 ) -> ApiRequest:

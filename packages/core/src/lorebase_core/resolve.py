@@ -256,7 +256,7 @@ class Vocabulary:
 
 # -- resolving a text ------------------------------------------------------------------------
 @dataclass(frozen=True)
-class Resolution:
+class TextResolution:
     """What `resolve_text` found.
 
     `unknown` are the runs of consecutive unmatched words (normalized), as the answer lists them;
@@ -302,7 +302,7 @@ def _spans(count: int) -> list[tuple[int, int]]:
 
 def resolve_text(
     text: str, vocabulary: Vocabulary, *, min_similarity: float, max_candidates: int
-) -> Resolution:
+) -> TextResolution:
     """The candidates for the phrases of `text`, the words left unmatched and unknown phrases."""
     written = words(text)
     keys = [normalize(word) for word in written]
@@ -341,7 +341,7 @@ def resolve_text(
     ranked = sorted(best.values(), key=lambda item: (-item.score, item.term.order))
     unmatched = list(dict.fromkeys(w for w, done in zip(written, covered, strict=True) if not done))
     identifying = identifying_words(text)
-    return Resolution(
+    return TextResolution(
         tuple(ranked[:max_candidates]),
         tuple(unmatched),
         tuple(_unknown_phrases(keys, covered)),

@@ -78,7 +78,7 @@ from lorebase_store.writes.executions import (
     request_digest,
 )
 from lorebase_store.writes.ids import new_id
-from lorebase_store.writes.merges import FoundConflict, MergeCheck, MergePlan, Resolution
+from lorebase_store.writes.merges import ConflictResolution, FoundConflict, MergeCheck, MergePlan
 from lorebase_store.writes.proposals import (
     Attempt,
     ConflictInfo,
@@ -106,6 +106,7 @@ __all__ = [
     "CommitRequest",
     "CommitResult",
     "ConflictInfo",
+    "ConflictResolution",
     "Correction",
     "Describe",
     "Diff",
@@ -150,7 +151,6 @@ __all__ = [
     "Reader",
     "RecordVersion",
     "RelationHealth",
-    "Resolution",
     "ResolveMiss",
     "Review",
     "RevisionInfo",

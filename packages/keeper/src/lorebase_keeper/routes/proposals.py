@@ -35,7 +35,7 @@ from lorebase_keeper.reading import Keeper, keeper_of
 from lorebase_keeper.routes.documented import WRITE_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.write_scope import masked_conflicts, merge_check
-from lorebase_store import ProposalInfo, Resolution
+from lorebase_store import ConflictResolution, ProposalInfo
 
 _LIST = "proposals"
 
@@ -374,7 +374,7 @@ def merge_branch(
             ],
         )
     principal.require("proposal.merge", domain, into)
-    resolutions: dict[tuple[str, str], Resolution] = {
+    resolutions: dict[tuple[str, str], ConflictResolution] = {
         (item.ref, item.attribute or ""): (item.resolution, item.value) for item in body.resolutions
     }
     try:

@@ -17,8 +17,8 @@ from lorebase_core.errors import InvalidInput, Issue
 from lorebase_core.resolve import (
     UNKNOWN_REASON,
     Candidate,
-    Resolution,
     Term,
+    TextResolution,
     Vocabulary,
     resolve_text,
     vocabulary_entries,
@@ -108,7 +108,7 @@ def parse_resolve(body: Any, limits: ResolveSettings) -> ResolveRequest:
     )
 
 
-def _resolve(read: Read, parsed: ResolveRequest) -> tuple[Resolution, str | None]:
+def _resolve(read: Read, parsed: ResolveRequest) -> tuple[TextResolution, str | None]:
     """The resolution of the text, and why the embedding level was skipped (None: it ran)."""
     limits = read.keeper.settings.read.resolve
     index = read.reader.value_index(
@@ -136,7 +136,7 @@ NEAREST_RECORDS = 3
 """Records the embedding level takes the values of (the nearest by cosine similarity)."""
 
 
-def _skip_reason(read: Read, parsed: ResolveRequest, resolution: Resolution) -> str | None:
+def _skip_reason(read: Read, parsed: ResolveRequest, resolution: TextResolution) -> str | None:
     """Why the embedding level is not tried, or None when it is."""
     if resolution.candidates:
         return "other levels matched"
@@ -187,7 +187,7 @@ def _embedding_level(
     )
 
 
-def _coverage(read: Read, resolution: Resolution) -> dict[str, Any]:
+def _coverage(read: Read, resolution: TextResolution) -> dict[str, Any]:
     """The coverage block of /query for the Kinds and Attributes of the candidates, and unknown."""
     kinds = dict.fromkeys(candidate.term.kind for candidate in resolution.candidates)
     attributes = {

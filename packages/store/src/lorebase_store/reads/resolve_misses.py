@@ -2,7 +2,7 @@
 
 Scribe turns the frequent ones into alias or description suggestions (docs/resolve.md). Keeper
 records them only for reads of a branch head whose request and settings allow it, never for time
-travel reads (`at`), and only the words that cannot identify anyone (`Resolution.recordable`).
+travel reads (`at`), and only the words that cannot identify anyone (`TextResolution.recordable`).
 
 The store bounds what it keeps (read.resolve.misses): phrases of at most `max_words` words; at
 most `max_per_principal_per_day` phrases per principal and UTC day, counted in

@@ -46,7 +46,7 @@ from lorebase_store.versioned.views import (
 )
 
 MergeResult = Literal["up_to_date", "fast_forward", "merge", "conflicts"]
-Resolution = tuple[str, Any]
+ConflictResolution = tuple[str, Any]
 """How a Conflict is settled: ("source" | "target" | "value", the value for "value")."""
 
 RESOLUTIONS = ("source", "target", "value")
@@ -160,7 +160,7 @@ def plan_merge(
     schema: Schema,
     source: BranchInfo,
     target: BranchInfo,
-    resolutions: Mapping[tuple[str, str], Resolution] | None = None,
+    resolutions: Mapping[tuple[str, str], ConflictResolution] | None = None,
 ) -> MergePlan:
     """What merging `source` into `target` changes, and the Conflicts it meets."""
     resolutions = resolutions or {}
@@ -290,7 +290,7 @@ def _merge_record(
     sides: tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any] | None],
     source_version: Current | None,
     target_touched: bool,
-    resolutions: Mapping[tuple[str, str], Resolution],
+    resolutions: Mapping[tuple[str, str], ConflictResolution],
 ) -> None:
     base, mine, theirs = sides
     ref = f"{kind}/{key}"
@@ -348,7 +348,7 @@ def _merge_attributes(
     derived: set[str],
     sides: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
     provenance: Mapping[str, int],
-    resolutions: Mapping[tuple[str, str], Resolution],
+    resolutions: Mapping[tuple[str, str], ConflictResolution],
 ) -> tuple[dict[str, Any], dict[str, int]]:
     """The target's values with what the source changed, and the provenance brought with them."""
     base, mine, theirs = sides
@@ -358,7 +358,7 @@ def _merge_attributes(
         b, s, g = base.get(name), mine.get(name), theirs.get(name)
         if s in (g, b):
             continue
-        take: Resolution = ("source", s)
+        take: ConflictResolution = ("source", s)
         if g != b:
             found = FoundConflict(
                 entity="record",
@@ -408,7 +408,7 @@ def _merge_link(
     pair: tuple[str, str],
     sides: tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any] | None],
     target_touched: bool,
-    resolutions: Mapping[tuple[str, str], Resolution],
+    resolutions: Mapping[tuple[str, str], ConflictResolution],
 ) -> None:
     base, mine, theirs = sides
     ref = f"{relation}:{pair[0]}->{pair[1]}"
@@ -441,8 +441,8 @@ def _merge_link(
 def _settle(
     plan: MergePlan,
     found: FoundConflict,
-    resolutions: Mapping[tuple[str, str], Resolution],
-) -> Resolution | None:
+    resolutions: Mapping[tuple[str, str], ConflictResolution],
+) -> ConflictResolution | None:
     """The resolution of a Conflict, or None when it stays open (and is listed)."""
     resolution = resolutions.get(found.identity)
     if resolution is None:

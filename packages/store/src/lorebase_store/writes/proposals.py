@@ -34,10 +34,10 @@ from lorebase_store.writes.executions import (
 )
 from lorebase_store.writes.ids import new_id
 from lorebase_store.writes.merges import (
+    ConflictResolution,
     FoundConflict,
     MergeCheck,
     MergePlan,
-    Resolution,
     plan_merge,
 )
 
@@ -467,7 +467,9 @@ def resolve_conflict(
     return next(c for c in conflicts_of(connection, proposal.id) if c.id == conflict_id)
 
 
-def _resolutions(connection: sa.Connection, proposal_id: str) -> dict[tuple[str, str], Resolution]:
+def _resolutions(
+    connection: sa.Connection, proposal_id: str
+) -> dict[tuple[str, str], ConflictResolution]:
     return {
         (c.ref, c.attribute): (c.resolution or "target", c.value)
         for c in conflicts_of(connection, proposal_id, status="resolved")

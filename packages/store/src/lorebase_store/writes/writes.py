@@ -33,7 +33,7 @@ from lorebase_store.writes.executions import (
     find_invocation,
     invocation_by_id,
 )
-from lorebase_store.writes.merges import MergeCheck, MergePlan, Resolution, plan_merge
+from lorebase_store.writes.merges import ConflictResolution, MergeCheck, MergePlan, plan_merge
 from lorebase_store.writes.proposals import (
     Attempt,
     ConflictInfo,
@@ -396,7 +396,7 @@ class Writes:
         into: str,
         author: str,
         message: str,
-        resolutions: Mapping[tuple[str, str], Resolution],
+        resolutions: Mapping[tuple[str, str], ConflictResolution],
         expected_head: str | None = None,
         check: MergeCheck | None = None,
     ) -> BranchMerge:
