@@ -46,7 +46,6 @@ from lorebase_store.versioned.views import (
     View,
     make_view,
     resolve_revision,
-    revisions_by_pk,
     visible_from,
 )
 
@@ -78,9 +77,6 @@ class Reader:
         of a branch the caller reads (`authorize`); the others are unknown."""
         visible = visible_from(self.view.history, self.authorize)
         return resolve_revision(self.connection, self.view.domain, text, visible)
-
-    def revisions(self, pks: list[int]) -> dict[int, RevisionInfo]:
-        return revisions_by_pk(self.connection, pks)
 
     # -- Records and Links -------------------------------------------------------------------
     def get_record(self, kind: str, key: str) -> RecordVersion | None:
