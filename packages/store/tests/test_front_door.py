@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
@@ -32,3 +35,22 @@ def test_code_outside_the_store_imports_only_the_front_door() -> None:
         for match in SUBMODULE_IMPORT.finditer(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_dataclasses_of_more_than_five_fields_are_keyword_only() -> None:
+    # A positional call to a class of six or more fields fills them in the wrong order unnoticed.
+    positional = []
+    for info in pkgutil.walk_packages(lorebase_store.__path__, "lorebase_store."):
+        if info.name.startswith("lorebase_store.migrations"):
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and dataclasses.is_dataclass(value)
+                and value.__module__ == module.__name__
+            ):
+                fields = [f for f in dataclasses.fields(value) if f.init]
+                if len(fields) > 5 and not all(f.kw_only for f in fields):
+                    positional.append(f"{module.__name__}.{value.__name__}")
+    assert positional == []
