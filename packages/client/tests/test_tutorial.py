@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from lorebase_keeper.demo import DEMO_PRINCIPALS, DemoProfile, demo_instructions
+
 if TYPE_CHECKING:
     from conftest import DemoKeeper
 
@@ -172,3 +174,18 @@ def test_the_commands_it_does_not_run_are_the_demo_and_starting_over() -> None:
 )
 def test_shown_output_matches_like_doctest(expected: str, actual: str, matched: bool) -> None:
     assert shows(expected, actual) is matched
+
+
+def test_the_demo_output_it_shows_is_what_the_demo_prints() -> None:
+    shown = next(
+        lines
+        for info, _, lines in fenced_blocks(TUTORIAL.read_text(encoding="utf-8"))
+        if info == "text"
+    )
+    made = [DemoProfile(principal, "lbk_...", key_reused=False) for principal in DEMO_PRINCIPALS]
+    path = Path("/home/you/.local/share/lorebase/profiles.toml")
+    printed = demo_instructions(made, path, url="http://127.0.0.1:8080").splitlines()
+    table = [line for line in shown if line.startswith("  ")]
+    assert len(table) == 4
+    assert [line for line in table if line not in printed] == []
+    assert printed[0] in shown

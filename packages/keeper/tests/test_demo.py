@@ -6,7 +6,12 @@ write opens a Proposal, the agent cannot approve it, the reviewer approves and m
 
 from __future__ import annotations
 
+import os
+import socket
 import stat
+import subprocess
+import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -29,6 +34,8 @@ from lorebase_platform.settings import Settings
 from lorebase_store.store import Store
 
 URL = "http://127.0.0.1:8080"
+EXAMPLE = Path(__file__).parents[3] / "examples" / "supply"
+LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
 SUPPLY = "/api/v1/domains/supply"
 
 
@@ -241,3 +248,53 @@ def test_the_demo_command_without_the_import_says_what_to_run(
     result = runner.invoke(demo, [*arguments, "--database", database_url])
     assert result.exit_code == 1
     assert "import it first (`lorebase import examples/supply`)" in result.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_the_demo_serves_with_api_keys_on_loopback(tmp_path: Path) -> None:
+    database = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    imported = subprocess.run(
+        [*LOREBASE, "import", str(EXAMPLE), "--database", database],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={**os.environ, "LOREBASE_CONFIG": ""},
+    )
+    assert imported.returncode == 0, imported.stderr
+    port, profiles = _free_port(), tmp_path / "profiles.toml"
+    output = tmp_path / "keeper.log"
+    with output.open("w") as log:
+        process = subprocess.Popen(
+            [*LOREBASE, "demo", "--port", str(port), "--database", database],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "LOREBASE_CONFIG": "", "LOREBASE_PROFILES": str(profiles)},
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{url}/readyz", timeout=1)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, output.read_text()
+                assert time.monotonic() < deadline, "Keeper did not start within 60 s"
+                time.sleep(0.2)
+        agent = profiles_of(profiles)["agent"]
+        assert agent["url"] == url
+        assert agent["api_key"] in output.read_text()
+        whoami = f"{url}/api/v1/auth/whoami"
+        assert httpx.get(whoami, timeout=10).status_code == 401  # API keys, not auth none
+        answer = httpx.get(whoami, headers={"X-API-Key": agent["api_key"]}, timeout=10)
+        assert answer.status_code == 200
+        assert answer.json()["principal"] == "svc_agent"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

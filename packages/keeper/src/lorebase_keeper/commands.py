@@ -116,7 +116,7 @@ def import_command(
     type=click.Choice(["none", "api_key"]),
     default=None,
     help="Authentication (default: keeper.auth.mode, api_key); none makes every request a "
-    "local administrator, for a demo on loopback only (refused elsewhere).",
+    "local administrator, on loopback only (refused elsewhere); `lorebase demo` uses keys.",
 )
 @config_option
 @database_option
