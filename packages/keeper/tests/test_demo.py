@@ -143,7 +143,10 @@ def test_a_key_of_another_principal_in_the_file_is_not_reused(
 
 def test_other_profiles_in_the_file_are_kept(supply: Store, tmp_path: Path) -> None:
     path = tmp_path / "profiles.toml"
-    path.write_text('[work]\nurl = "https://lorebase.example"\napi_key = "lbk_x"\nverify = true\n')
+    path.write_text(
+        '[work]\nurl = "https://lorebase.example"\napi_key = "lbk_x"\nverify = true\n'
+        '["café 😀"]\nnote = "Zürich \\"quoted\\" 😀"\nport = 8443\n'
+    )
     setup_demo(supply, path, url=URL)
     written = profiles_of(path)
     assert written["work"] == {
@@ -151,7 +154,8 @@ def test_other_profiles_in_the_file_are_kept(supply: Store, tmp_path: Path) -> N
         "api_key": "lbk_x",
         "verify": True,
     }
-    assert set(written) == {"work", "admin", "agent", "reviewer"}
+    assert written["café 😀"] == {"note": 'Zürich "quoted" 😀', "port": 8443}
+    assert set(written) == {"work", "café 😀", "admin", "agent", "reviewer"}
 
 
 def test_without_the_domain_nothing_is_written(store: Store, tmp_path: Path) -> None:

@@ -107,7 +107,7 @@ def read_profiles(path: Path) -> dict[str, dict[str, Any]]:
             isinstance(value, str | int | bool) for value in profile.values()
         ):
             raise ValueError(
-                f"{str(path)!r}: {name!r} is not a profile (a table of text values); "
+                f"{str(path)!r}: {name!r} is not a profile (a table of text, numbers or true/false); "
                 "fix or remove it, or give the demo another file with --profiles"
             )
         profiles[name] = profile
@@ -119,12 +119,12 @@ def _toml_value(value: str | int | bool) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
-    return json.dumps(value)  # a JSON string is a TOML basic string
+    return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
 
 
 def _toml_key(name: str) -> str:
     bare = name.replace("-", "").replace("_", "")
-    return name if bare.isascii() and bare.isalnum() else json.dumps(name)
+    return name if bare.isascii() and bare.isalnum() else json.dumps(name, ensure_ascii=False)
 
 
 def write_profiles(path: Path, profiles: Mapping[str, Mapping[str, Any]]) -> None:
