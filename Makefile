@@ -13,16 +13,16 @@ install: ## create the environment (.venv) with every package and tool
 	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
 	$(UV) sync --frozen
 
-demo: install ## import the supply example into the embedded SQLite default and start Keeper
+demo: install ## import the supply example, give it an agent, a reviewer and an admin, start Keeper
 	$(RUN) lorebase import examples/supply --create-only
 	$(RUN) lorebase log supply
-	$(RUN) lorebase serve --auth none
+	$(RUN) lorebase demo
 
 lint: ## ruff check and format check
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 
-imports: ## the import contracts of design.md (.importlinter)
+imports: ## the import contracts of .importlinter (which package may import which)
 	$(RUN) lint-imports
 
 typecheck: ## mypy strict on the packages

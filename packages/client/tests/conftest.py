@@ -9,6 +9,10 @@ whose keys need percent-encoding, in auth mode `api_key`, with two principals:
 supply has two tags: `v1` on its head and `import/2026-10-01` on the import Revision.
 
 Tests only read, or create branches under names of their own, so they run in any order.
+
+`demo_keeper` is another Keeper, set up as `make demo` sets one up (the supply example and the
+principals of `lorebase demo`, their profiles in the data directory), for the tests that write
+as a user of the demo would: docs/tutorial.md.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from lorebase_client import AsyncLorebaseClient, LorebaseClient
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
+from lorebase_keeper.demo import setup_demo
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 from lorebase_store.testing import commit_changes
@@ -138,6 +143,32 @@ def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
                 dict(AWKWARD_KEYS),
                 store,
             )
+    finally:
+        store.close()
+
+
+@dataclass(frozen=True)
+class DemoKeeper:
+    """A Keeper on loopback over a demo's data directory (`XDG_DATA_HOME` of its commands)."""
+
+    url: str
+    data_home: Path
+    """Holds `lorebase/lorebase.sqlite` and `lorebase/profiles.toml`, where the demo puts them."""
+
+
+@pytest.fixture(scope="module")
+def demo_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoKeeper]:
+    """A fresh Keeper as `make demo` leaves one: API keys, the demo's principals and profiles."""
+    data_home = tmp_path_factory.mktemp("demo")
+    directory = data_home / "lorebase"
+    directory.mkdir()
+    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
+    try:
+        import_directory(store, SUPPLY)
+        app = create_app(Settings(keeper={"auth": {"mode": "api_key"}}), store=store)
+        with serve_in_thread(app) as url:
+            setup_demo(store, directory / "profiles.toml", url=url)
+            yield DemoKeeper(url, data_home)
     finally:
         store.close()
 

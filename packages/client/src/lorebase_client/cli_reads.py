@@ -16,12 +16,14 @@ from typing import IO, Any, TypeVar
 
 import click
 import httpx
+from click.core import ParameterSource
 
 from lorebase_client.answers import Answer, Text
 from lorebase_client.client import LorebaseClient
 from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV
 from lorebase_client.errors import problem_of
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
+from lorebase_client.profiles import PROFILE_ENV, PROFILES_ENV, Profile, ProfileError, load_profile
 from lorebase_client.routes import BranchMode
 from lorebase_core.errors import InvalidInput, LorebaseError
 
@@ -35,12 +37,25 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def connection_options(command: F) -> F:
-    """--url and --api-key."""
+    """--url, --api-key and --profile."""
+    command = click.option(
+        "--profile",
+        envvar=PROFILE_ENV,
+        show_envvar=True,
+        default=None,
+        metavar="NAME",
+        is_eager=True,
+        expose_value=False,
+        callback=_choose_profile,
+        help="Take --url, --api-key and --domain from this profile of the profiles file "
+        f"(${PROFILES_ENV}, else profiles.toml in the data directory), over their variables.",
+    )(command)
     command = click.option(
         "--api-key",
         envvar=API_KEY_ENV,
         show_envvar=True,
-        default=None,
+        default=_from_profile("api_key"),
+        callback=_over_environment("api_key"),
         metavar="KEY",
         help="API key sent as Authorization: Bearer (prefer the environment variable).",
     )(command)
@@ -48,7 +63,8 @@ def connection_options(command: F) -> F:
         "--url",
         envvar=URL_ENV,
         show_envvar=True,
-        default=None,
+        default=_from_profile("url"),
+        callback=_over_environment("url"),
         metavar="URL",
         help=f"Keeper's base URL (default: {DEFAULT_URL}).",
     )(command)
@@ -60,9 +76,58 @@ def domain_option(command: F) -> F:
         envvar=DOMAIN_ENV,
         show_envvar=True,
         required=True,
+        default=_from_profile("domain"),
+        callback=_over_environment("domain"),
         metavar="NAME",
         help="The Domain, for example supply.",
     )(command)
+
+
+# -- profiles (profiles.py) -------------------------------------------------------------------
+
+_PROFILE = "lorebase.profile"
+"""Where --profile leaves the chosen profile, in the context's meta (shared by subcontexts)."""
+
+
+def _choose_profile(ctx: click.Context, param: click.Parameter, name: str | None) -> None:
+    """Load the profile --profile names (an eager option: before the options it fills)."""
+    try:
+        ctx.meta[_PROFILE] = load_profile(name) if name else None
+    except ProfileError as error:
+        raise click.BadParameter(str(error), ctx, param) from None
+
+
+def _chosen_profile() -> Profile | None:
+    ctx = click.get_current_context(silent=True)
+    profile = ctx.meta.get(_PROFILE) if ctx is not None else None
+    return profile if isinstance(profile, Profile) else None
+
+
+def _from_profile(member: str) -> Callable[[], str | None]:
+    """The default of an option: the member of the chosen profile, if any."""
+
+    def default() -> str | None:
+        profile = _chosen_profile()
+        return profile.member(member) if profile is not None else None
+
+    return default
+
+
+def _over_environment(member: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A callback giving the chosen profile's member precedence over the environment variable."""
+
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        profile = _chosen_profile()
+        source = ctx.get_parameter_source(param.name or "")
+        if source is ParameterSource.ENVIRONMENT and profile is not None:
+            chosen = profile.member(member)
+            if chosen is not None:
+                return chosen
+        if value is None and param.required:  # the profile's default left it unset
+            raise click.MissingParameter(ctx=ctx, param=param)
+        return value
+
+    return callback
 
 
 def branch_option(command: F) -> F:

@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from lorebase_core.errors import InvalidInput, LorebaseError
+from lorebase_keeper.demo import PROFILES_ENV, default_profiles_path, demo_instructions, setup_demo
 from lorebase_platform.settings import Settings, load_settings
 from lorebase_store import Store, import_directory
 
@@ -114,7 +115,7 @@ def import_command(
     type=click.Choice(["none", "api_key"]),
     default=None,
     help="Authentication (default: keeper.auth.mode, api_key); none makes every request a "
-    "local administrator, for a demo on loopback only (refused elsewhere).",
+    "local administrator, on loopback only (refused elsewhere); `lorebase demo` uses keys.",
 )
 @config_option
 @database_option
@@ -126,16 +127,21 @@ def serve(
     database_url: str | None,
 ) -> None:
     """Start Keeper, the REST server."""
-    import uvicorn
-
-    from lorebase_keeper.app import create_app
-    from lorebase_keeper.server import server_config
-
     settings = command_settings(config_file, database_url)
     if auth_mode is not None:
         settings.keeper.auth.mode = "none" if auth_mode == "none" else "api_key"
     if host is not None:
         settings.keeper.host = host
+    run_keeper(settings, port=port)
+
+
+def run_keeper(settings: Settings, *, port: int | None = None) -> None:
+    """Serve Keeper under uvicorn until interrupted; exit 1 on settings it refuses."""
+    import uvicorn
+
+    from lorebase_keeper.app import create_app
+    from lorebase_keeper.server import server_config
+
     try:
         app = create_app(settings)  # refuses auth mode none off loopback (docs/auth.md)
         config = server_config(app, settings, port=port)
@@ -143,6 +149,56 @@ def serve(
         click.echo(f"error: {exc.detail}", err=True)
         sys.exit(1)
     uvicorn.Server(config).run()
+
+
+@click.command("demo")
+@click.option(
+    "--port", type=int, default=None, help="Port to listen on (default: keeper.port, 8080)."
+)
+@click.option(
+    "--profiles",
+    "profiles_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar=PROFILES_ENV,
+    show_envvar=True,
+    default=None,
+    help="Profiles file to write the keys to (default: profiles.toml in the data directory).",
+)
+@click.option(
+    "--setup-only", is_flag=True, help="Set up the principals and their profiles; do not serve."
+)
+@config_option
+@database_option
+def demo(
+    port: int | None,
+    profiles_file: Path | None,
+    setup_only: bool,
+    config_file: Path | None,
+    database_url: str | None,
+) -> None:
+    """Give the imported supply example an agent, a reviewer and an admin, then start Keeper.
+
+    Keeper runs with API keys on 127.0.0.1. The keys of the three principals are printed and
+    written to the profiles file (0600), which `--profile agent` (or LOREBASE_PROFILE=agent)
+    reads. Running it again reuses what is in place (docs/tutorial.md).
+    """
+    settings = command_settings(config_file, database_url)
+    settings.keeper.auth.mode = "api_key"
+    settings.keeper.host = "127.0.0.1"
+    listen_port = settings.keeper.port if port is None else port
+    url = f"http://127.0.0.1:{listen_port}"
+    path = profiles_file.expanduser() if profiles_file else default_profiles_path()
+    store = Store.from_settings(settings.database)
+    try:
+        made = setup_demo(store, path, url=url)
+    except (LorebaseError, ValueError, OSError) as exc:
+        click.echo(f"error: {getattr(exc, 'detail', exc)}", err=True)
+        sys.exit(1)
+    finally:
+        store.close()
+    click.echo(demo_instructions(made, path, url=url))
+    if not setup_only:
+        run_keeper(settings, port=listen_port)
 
 
 @click.command("log")

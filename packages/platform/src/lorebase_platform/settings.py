@@ -74,7 +74,7 @@ class AuthzSettings(_Section):
 class AuthSettings(_Section):
     mode: Literal["none", "api_key"] = Field(
         default="api_key",
-        description="none: every request is a local administrator (the demo only); api_key: "
+        description="none: every request is a local administrator (a quick look on loopback); api_key: "
         "requests carry an API key (Authorization: Bearer or X-API-Key).",
     )
     allow_none_off_loopback: bool = Field(
