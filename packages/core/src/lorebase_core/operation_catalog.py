@@ -109,10 +109,10 @@ def parameter_summary(rules: ValueRules, use: ParameterUse | None = None) -> str
     qualifiers = []
     if rules.pattern is not None:
         qualifiers.append(f"matching {rules.pattern}")
-    bounds = _bound_words(rules.min, rules.max, "")
+    bounds = _bound_words(rules.min, rules.max, "", "from ")
     if bounds:
         qualifiers.append(bounds)
-    lengths = _bound_words(rules.min_length, rules.max_length, " characters")
+    lengths = _bound_words(rules.min_length, rules.max_length, " characters", "")
     if lengths:
         qualifiers.append(f"of {lengths}")
     sentence = _type_words(rules) + (" " + ", ".join(qualifiers) if qualifiers else "")
@@ -140,9 +140,9 @@ def _type_words(rules: ValueRules) -> str:
     return f"{article} {value_type.base}"
 
 
-def _bound_words(low: object, high: object, unit: str) -> str:
+def _bound_words(low: object, high: object, unit: str, span: str) -> str:
     if low is not None and high is not None:
-        return f"from {low} to {high}{unit}"
+        return f"{span}{low} to {high}{unit}"
     if low is not None:
         return f"at least {low}{unit}"
     if high is not None:
