@@ -7,8 +7,9 @@ the grants giving the write's permission cover (`Principal.write_kinds`):
 
 - an Operation touching a Kind the caller does not read is unknown to it: 404
   `operation-not-found`, word for word the answer for an unknown Operation (403 `kind-forbidden`
-  with `keeper.auth.authz.invisible_kinds: false`); one touching a Kind it reads but its write
-  grants do not cover is 403 `kind-forbidden`;
+  with `keeper.auth.authz.invisible_kinds: false`), and it is left out of GET /schema and
+  GET /operations (`visible_operation` decides for both); one touching a Kind it reads but its
+  write grants do not cover is 403 `kind-forbidden`;
 - a merge reaching beyond those Kinds is 403 `merge-outside-scope`, and writes nothing;
 - a vector of a Record of a Kind the caller reads but does not write is 403 `kind-forbidden`.
 
