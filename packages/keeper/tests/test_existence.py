@@ -56,6 +56,8 @@ READS: dict[str, Route] = {
     "records": _get("/kinds/Supplier/records"),
     "record": _get("/kinds/Supplier/records/S-1001"),
     "schema": _get("/schema"),
+    "operations": _get("/operations"),
+    "operation": _get("/operations/update_supplier"),
     "history": _get("/kinds/Supplier/records/S-1001/history"),
     "lineage": _get("/kinds/Supplier/records/S-1001/lineage"),
     "explain": _get("/kinds/Supplier/records/S-1001/explain"),

@@ -679,6 +679,32 @@ class AsyncLorebaseClient:
 
     # -- writes: Operations -------------------------------------------------------------------
 
+    async def operations(
+        self,
+        domain: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """The Operations the caller may read on the branch (`operations`), each with its
+        parameters and their rules, edits, review (data and a sentence), side effects,
+        permissions and `execute.allowed` (whether the caller's grants let it run there)."""
+        return await self._json(routes.operations(domain, branch=branch, at=at, etag=etag))
+
+    async def operation(
+        self,
+        domain: str,
+        name: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """One Operation, as `operations` lists it; `NotFound` (`operation-not-found`) for one
+        that does not exist or that the caller's grants hide, as `execute` answers."""
+        return await self._json(routes.operation(domain, name, branch=branch, at=at, etag=etag))
+
     async def execute(
         self,
         domain: str,

@@ -12,7 +12,13 @@ from typing import Any
 import click
 
 from lorebase_client.answers import Answer
-from lorebase_client.cli_reads import connection_options, domain_option, json_value, run_read
+from lorebase_client.cli_reads import (
+    connection_options,
+    domain_option,
+    json_value,
+    read_options,
+    run_read,
+)
 from lorebase_client.client import LorebaseClient
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
 from lorebase_client.routes import (
@@ -70,7 +76,35 @@ def parse_parameters(
 
 @click.group("op", cls=PluggableGroup, entry_point_group=f"{ENTRY_POINT_GROUP}.op")
 def op_group() -> None:
-    """Run the Operations of the schema: the only way data changes."""
+    """Discover and run the Operations of the schema: the only way data changes."""
+
+
+@op_group.command("list")
+@read_options
+def op_list(
+    domain: str, branch: str | None, at: str | None, url: str | None, api_key: str | None
+) -> None:
+    """Print the Operations you may read on the branch, with their parameters.
+
+    Each says whether and when it needs review there, what it writes and emits, and whether
+    your grants let you run it (execute.allowed).
+    """
+    run_read(url, api_key, lambda client: client.operations(domain, branch=branch, at=at))
+
+
+@op_group.command("show")
+@click.argument("operation")
+@read_options
+def op_show(
+    operation: str,
+    domain: str,
+    branch: str | None,
+    at: str | None,
+    url: str | None,
+    api_key: str | None,
+) -> None:
+    """Print OPERATION: its parameters and their rules, review, side effects and permissions."""
+    run_read(url, api_key, lambda client: client.operation(domain, operation, branch=branch, at=at))
 
 
 @op_group.command("run")

@@ -366,6 +366,19 @@ def tag(domain: str, name: str) -> ApiRequest:
 # -- writes: Operations -----------------------------------------------------------------------
 
 
+def operations(domain: str, *, branch: str | None, at: str | None, etag: str | None) -> ApiRequest:
+    """GET /operations: the Operations the caller may read, with their parameters."""
+    return _get(domain_path(domain, "operations"), etag=etag, branch=branch, at=at)
+
+
+def operation(
+    domain: str, name: str, *, branch: str | None, at: str | None, etag: str | None
+) -> ApiRequest:
+    """GET /operations/{name}: one Operation."""
+    path = domain_path(domain, "operations", segment(name, "Operation"))
+    return _get(path, etag=etag, branch=branch, at=at)
+
+
 def execute(
     domain: str,
     operation: str,

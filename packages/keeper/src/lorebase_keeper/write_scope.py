@@ -7,8 +7,9 @@ the grants giving the write's permission cover (`Principal.write_kinds`):
 
 - an Operation touching a Kind the caller does not read is unknown to it: 404
   `operation-not-found`, word for word the answer for an unknown Operation (403 `kind-forbidden`
-  with `keeper.auth.authz.invisible_kinds: false`); one touching a Kind it reads but its write
-  grants do not cover is 403 `kind-forbidden`;
+  with `keeper.auth.authz.invisible_kinds: false`), and it is left out of GET /schema and
+  GET /operations (`visible_operation` decides for both); one touching a Kind it reads but its
+  write grants do not cover is 403 `kind-forbidden`;
 - a merge reaching beyond those Kinds is 403 `merge-outside-scope`, and writes nothing;
 - a vector of a Record of a Kind the caller reads but does not write is 403 `kind-forbidden`.
 
@@ -66,16 +67,9 @@ def operation_scope(
 ) -> ReadScope:
     """The caller's read scope on the branch, once the Operation is checked against it."""
     scope = _scope(keeper, principal, domain, branch)
-    operation = schema.operations.get(name)
-    if operation is None:  # plan_execution answers an unknown Operation
+    if name not in schema.operations:  # plan_execution answers an unknown Operation
         return scope
-    if not operation_visible(operation, schema, scope):
-        if scope.invisible_kinds:
-            raise OperationNotFound.named(name, schema.domain.name)  # as an unknown one
-        raise KindForbidden(
-            f"Your grants do not cover every Kind that Operation {quoted(name)} edits",
-            operation=name,
-        )
+    operation = visible_operation(schema, name, scope)
     writable = principal.write_kinds(domain, branch, write_permissions(operation))
     outside = sorted(_kinds(operation, schema) - writable) if writable else []
     if outside:  # no grant giving the permissions at all: the permission check answers
@@ -87,6 +81,25 @@ def operation_scope(
             kind=outside[0],
         )
     return scope
+
+
+def visible_operation(schema: Schema, name: str, scope: ReadScope) -> OperationDef:
+    """Operation `name` as the caller sees it, for executing and for reading alike.
+
+    An unknown one and one whose edits reach a Kind the scope does not read answer the same 404
+    `operation-not-found` (403 `kind-forbidden` for the latter with `invisible_kinds` false).
+    """
+    operation = schema.operations.get(name)
+    if operation is None:
+        raise OperationNotFound.named(name, schema.domain.name)
+    if not operation_visible(operation, schema, scope):
+        if scope.invisible_kinds:
+            raise OperationNotFound.named(name, schema.domain.name)  # as an unknown one
+        raise KindForbidden(
+            f"Your grants do not cover every Kind that Operation {quoted(name)} edits",
+            operation=name,
+        )
+    return operation
 
 
 def require_kind_writable(

@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request, Response
 
 from lorebase_core.errors import RecordNotFound, RelationNotFound, quoted, shortened
+from lorebase_keeper.operation_catalog import OperationCatalog
 from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.reading import Read, domain_read, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES
@@ -25,8 +26,15 @@ router = APIRouter(
 @router.get("/schema", summary="The schema the caller may read")
 def get_schema(request: Request, domain: str, branch: BRANCH = None, at: AT = None) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
+        catalog = OperationCatalog(read)
         return read.answer(
-            request, lambda _etag: {**read.stamp(), **schema_json(read.reader.schema, read.scope)}
+            request,
+            lambda _etag: {
+                **read.stamp(),
+                **schema_json(read.reader.schema, read.scope),
+                "operations": catalog.documents(),
+            },
+            body=catalog.fingerprint,
         )
 
 
