@@ -65,9 +65,11 @@ def test_importing_the_same_folder_again_changes_nothing(store: Store) -> None:
     assert (again.created, again.skipped, again.revisions, again.changes) == (False, False, [], 0)
     assert store.branch("supply", "main").head_revision == head
     supplier = store.get_record("supply", "Supplier", "S-1001")
-    assert supplier is not None and supplier.values["risk_score"] == "90"
+    assert supplier is not None
+    assert supplier.values["risk_score"] == "90"
     contract = store.get_record("supply", "Contract", "C-3013")
-    assert contract is not None and contract.values["status"] == "active"
+    assert contract is not None
+    assert contract.values["status"] == "active"
 
 
 def test_reimport_commits_only_what_the_folder_changed(store: Store, tmp_path: Path) -> None:
@@ -133,7 +135,8 @@ def test_a_reimport_with_overwrite_writes_the_folder_values(store: Store) -> Non
     ]
     assert {entry.revision.id for entry in result.overwritten} == {operation.id}
     supplier = store.get_record("supply", "Supplier", "S-1001")
-    assert supplier is not None and supplier.values["risk_score"] == "90"
+    assert supplier is not None
+    assert supplier.values["risk_score"] == "90"
     assert import_directory(store, SUPPLY).revisions == []
 
 
