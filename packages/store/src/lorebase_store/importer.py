@@ -138,6 +138,22 @@ def import_directory(
             max_issues=max_issues,
             changed_keys_max=changed_keys_max,
         )
+    return _import_first(
+        store, directory, schema, manifest, branch, batch_size, max_issues, changed_keys_max
+    )
+
+
+def _import_first(
+    store: Store,
+    directory: Path,
+    schema: Schema,
+    manifest: _Manifest,
+    branch: str | None,
+    batch_size: int,
+    max_issues: int,
+    changed_keys_max: int,
+) -> ImportResult:
+    """The import that creates the Domain: the data files as one Revision, then `revisions/`."""
     files = _data_files(directory, schema)
     request = CommitRequest(
         domain=manifest.domain,
@@ -438,12 +454,15 @@ def _import_again(
     with tempfile.TemporaryDirectory(prefix="lorebase-import-") as scratch_folder:
         scratch = Store.open(f"sqlite:///{Path(scratch_folder) / 'folder.sqlite'}")
         try:
-            meant = import_directory(
+            meant = _import_first(
                 scratch,
                 directory,
-                batch_size=batch_size,
-                max_issues=max_issues,
-                changed_keys_max=changed_keys_max,
+                _without_unique_rules(directory),
+                _read_manifest(directory, schema, None, None),  # the folder's own authors
+                None,
+                batch_size,
+                max_issues,
+                changed_keys_max,
             )
             with (
                 scratch.reader(manifest.domain) as folder,
@@ -489,6 +508,17 @@ def _import_again(
         changes=result.changes,
         overwritten=overwrites,
     )
+
+
+def _without_unique_rules(directory: Path) -> Schema:
+    """The folder's schema without `unique`, for the scratch import: a Domain may hold
+    duplicates from before a unique rule, and the commit checks the unique values it sets."""
+    document = parse_yaml((directory / "schema.yaml").read_text(encoding="utf-8"))
+    for kind in (document.get("kinds") or {}).values():
+        for attribute in (kind.get("attributes") or {}).values():
+            if isinstance(attribute, dict):
+                attribute.pop("unique", None)
+    return load_schema(json.dumps(document, default=str))
 
 
 class _FolderRevisions:
