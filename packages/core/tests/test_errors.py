@@ -14,6 +14,7 @@ from lorebase_core.errors import (
     Conflict,
     DomainNotFound,
     ImportInvalid,
+    ImportOverwrites,
     InvalidInput,
     InvalidText,
     Issue,
@@ -64,6 +65,7 @@ def test_issue_text_and_json() -> None:
         pytest.param(Conflict, LorebaseError, 409, "conflict", id="conflict"),
         pytest.param(AlreadyExists, Conflict, 409, "already-exists", id="already-exists"),
         pytest.param(StaleHead, Conflict, 409, "stale-head", id="stale-head"),
+        pytest.param(ImportOverwrites, Conflict, 409, "import-overwrites", id="import-overwrites"),
         pytest.param(AmbiguousRevision, Conflict, 409, "ambiguous-revision", id="ambiguous"),
     ],
 )

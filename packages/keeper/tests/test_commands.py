@@ -11,6 +11,10 @@ from pathlib import Path
 
 import httpx
 
+from lorebase_core.changes import UpsertRecord
+from lorebase_store import Store
+from lorebase_store.testing import commit_changes
+
 ROOT = Path(__file__).parents[3]
 SUPPLY = ROOT / "examples" / "supply"
 LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
@@ -40,6 +44,45 @@ def test_import_then_log_show_the_supply_revisions(database_url: str) -> None:
     again = run("import", str(SUPPLY), "--create-only", database=database_url)
     assert again.returncode == 0
     assert "nothing imported" in again.stdout
+
+
+def test_the_same_folder_imported_again_changes_nothing(database_url: str) -> None:
+    """`make demo` imports with --create-only; the README's `lorebase import` then reverts
+    nothing: the folder means its data and its revisions/."""
+    assert run("import", str(SUPPLY), "--create-only", database=database_url).returncode == 0
+    before = run("log", "supply", database=database_url).stdout
+    again = run("import", str(SUPPLY), database=database_url)
+    assert again.returncode == 0, again.stderr
+    assert "nothing changed, no Revision was made" in again.stdout
+    assert run("log", "supply", database=database_url).stdout == before
+
+
+def test_an_import_over_an_operation_is_refused_listing_it_unless_overwrite(
+    database_url: str,
+) -> None:
+    assert run("import", str(SUPPLY), database=database_url).returncode == 0
+    store = Store.open(database_url)
+    try:
+        lowered = commit_changes(
+            store, [UpsertRecord("Supplier", "S-1001", {"risk_score": 50})], message="Lower it"
+        )
+    finally:
+        store.close()
+    before = run("log", "supply", database=database_url).stdout
+    refused = run("import", str(SUPPLY), database=database_url)
+    assert refused.returncode == 1
+    assert "would overwrite 1 value(s)" in refused.stderr
+    assert "--overwrite" in refused.stderr
+    assert (
+        f'Supplier/S-1001 risk_score: "50" (now) -> "90" (the folder), set by {lowered.id[:12]} '
+        "(operation, usr_tester: Lower it)"
+    ) in refused.stderr
+    assert run("log", "supply", database=database_url).stdout == before  # nothing written
+    written = run("import", str(SUPPLY), "--overwrite", database=database_url)
+    assert written.returncode == 0, written.stderr
+    assert "replaced 1 value(s) set since (--overwrite)" in written.stdout
+    assert "Supplier/S-1001 risk_score" in written.stdout
+    assert "nothing changed" in run("import", str(SUPPLY), database=database_url).stdout
 
 
 def test_a_refused_import_prints_every_problem_and_exits_1(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from lorebase_keeper.demo import (
     setup_demo,
 )
 from lorebase_platform.settings import Settings
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 URL = "http://127.0.0.1:8080"
 EXAMPLE = Path(__file__).parents[3] / "examples" / "supply"

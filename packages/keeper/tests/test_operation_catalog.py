@@ -22,8 +22,7 @@ from packages.keeper.tests.test_proposal_scope import OPERATIONS, SUPPLY
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store.importer import import_directory
-from lorebase_store.store import Store
+from lorebase_store import Store, import_directory
 
 pytestmark = pytest.mark.anyio
 

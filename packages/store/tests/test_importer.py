@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from lorebase_core.errors import ImportInvalid
+from lorebase_core.changes import DeleteRecord, UpsertLink, UpsertRecord
+from lorebase_core.errors import ImportInvalid, ImportOverwrites
 from lorebase_store.importer import import_directory
 from lorebase_store.store import Store
-from lorebase_store.testing import read_count, read_record
+from lorebase_store.testing import commit_changes, read_count, read_links, read_record
 
 SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
 
@@ -56,18 +57,145 @@ def test_import_is_reproducible(tmp_path: Path, database_url: str) -> None:
     other.close()
 
 
-def test_reimport_commits_only_what_changed(store: Store, tmp_path: Path) -> None:
+def test_importing_the_same_folder_again_changes_nothing(store: Store) -> None:
+    """The folder means its data and its revisions/: after importing it, it is all there."""
+    import_directory(store, SUPPLY)
+    head = store.branch("supply", "main").head_revision
+    again = import_directory(store, SUPPLY)
+    assert (again.created, again.skipped, again.revisions, again.changes) == (False, False, [], 0)
+    assert store.branch("supply", "main").head_revision == head
+    supplier = read_record(store, "supply", "Supplier", "S-1001")
+    assert supplier is not None
+    assert supplier.values["risk_score"] == "90"
+    contract = read_record(store, "supply", "Contract", "C-3013")
+    assert contract is not None
+    assert contract.values["status"] == "active"
+
+
+def test_reimport_commits_only_what_the_folder_changed(store: Store, tmp_path: Path) -> None:
     source = copy_example(tmp_path)
     import_directory(store, source)
-    again = import_directory(store, source)
-    # the data files hold the values before the follow-up Revisions: those two Records differ
-    assert again.changes == 2
-    assert import_directory(store, source).revisions == []
     suppliers = source / "data" / "Supplier.csv"
     suppliers.write_text(suppliers.read_text().replace("Poznan", "Posen", 1))
     result = import_directory(store, source)
     assert result.changes == 1
     assert result.revisions[0].stats["records"] == {"updated": 1}
+    assert result.revisions[0].origin_type == "import"
+    assert result.overwritten == []
+    supplier = read_record(store, "supply", "Supplier", "S-1001")
+    assert supplier is not None
+    assert (supplier.values["city"], supplier.values["risk_score"]) == ("Posen", "90")
+    assert import_directory(store, source).revisions == []
+
+
+def test_a_reimport_that_would_overwrite_an_operation_is_refused_listing_it(
+    store: Store,
+) -> None:
+    import_directory(store, SUPPLY)
+    operation = commit_changes(
+        store, [UpsertRecord("Supplier", "S-1001", {"risk_score": 50})], message="Lower S-1001"
+    )
+    head = store.branch("supply", "main").head_revision
+    with pytest.raises(ImportOverwrites) as refused:
+        import_directory(store, SUPPLY)
+    assert refused.value.extra["overwrites"] == [
+        {
+            "ref": "Supplier/S-1001",
+            "attribute": "risk_score",
+            "current": "50",
+            "imported": "90",
+            "revision": operation.id,
+            "origin": {"type": "operation", "ref": "test"},
+            "author": "usr_tester",
+            "message": "Lower S-1001",
+        }
+    ]
+    assert "--overwrite" in refused.value.detail
+    assert store.branch("supply", "main").head_revision == head  # nothing written
+    problem = refused.value.to_problem()
+    assert (problem["status"], problem["code"]) == (409, "import-overwrites")
+
+
+def test_a_reimport_with_overwrite_writes_the_folder_values(store: Store) -> None:
+    import_directory(store, SUPPLY)
+    operation = commit_changes(
+        store,
+        [
+            UpsertRecord("Supplier", "S-1001", {"risk_score": 50}),
+            UpsertRecord("Contract", "C-3013", {"status": "draft"}),
+        ],
+    )
+    result = import_directory(store, SUPPLY, overwrite=True)
+    assert result.changes == 2
+    [revision] = result.revisions
+    assert revision.origin_type == "import"
+    assert sorted((entry.ref, entry.attribute) for entry in result.overwritten) == [
+        ("Contract/C-3013", "status"),
+        ("Supplier/S-1001", "risk_score"),
+    ]
+    assert {entry.revision.id for entry in result.overwritten} == {operation.id}
+    supplier = read_record(store, "supply", "Supplier", "S-1001")
+    assert supplier is not None
+    assert supplier.values["risk_score"] == "90"
+    assert import_directory(store, SUPPLY).revisions == []
+
+
+def test_a_value_cleared_or_a_record_deleted_since_is_an_overwrite(store: Store) -> None:
+    import_directory(store, SUPPLY)
+    commit_changes(
+        store,
+        [
+            UpsertRecord("Supplier", "S-1002", {"city": None}),
+            DeleteRecord("Plant", "PL-01"),
+        ],
+    )
+    with pytest.raises(ImportOverwrites) as refused:
+        import_directory(store, SUPPLY)
+    listed = {(entry["ref"], entry["attribute"]) for entry in refused.value.extra["overwrites"]}
+    assert ("Supplier/S-1002", "city") in listed
+    assert ("Plant/PL-01", None) in listed
+    import_directory(store, SUPPLY, overwrite=True)
+    assert read_record(store, "supply", "Plant", "PL-01") is not None
+
+
+def test_a_value_merged_from_a_branch_is_an_overwrite(store: Store) -> None:
+    import_directory(store, SUPPLY)
+    store.create_branch("supply", "analysis", created_by="usr_admin")
+    commit_changes(
+        store, [UpsertRecord("Supplier", "S-1001", {"risk_score": 40})], branch="analysis"
+    )
+    store.writes.merge_branch(
+        "supply", "analysis", into="main", author="usr_admin", message="Merge", resolutions={}
+    )
+    with pytest.raises(ImportOverwrites) as refused:
+        import_directory(store, SUPPLY)
+    [entry] = refused.value.extra["overwrites"]
+    assert (entry["ref"], entry["current"], entry["imported"]) == ("Supplier/S-1001", "40", "90")
+
+
+def test_a_link_value_changed_since_is_an_overwrite(store: Store) -> None:
+    import_directory(store, SUPPLY)
+    link = read_links(store, "supply", "supplied_by", limit=1)[0]
+    commit_changes(
+        store, [UpsertLink("supplied_by", link.from_key, link.to_key, {"lead_time_days": 99})]
+    )
+    with pytest.raises(ImportOverwrites) as refused:
+        import_directory(store, SUPPLY)
+    [entry] = refused.value.extra["overwrites"]
+    assert entry["ref"] == f"supplied_by:{link.from_key}->{link.to_key}"
+    assert (entry["attribute"], entry["current"]) == ("lead_time_days", "99")
+
+
+def test_a_reimport_of_a_broken_folder_writes_nothing(store: Store, tmp_path: Path) -> None:
+    source = copy_example(tmp_path)
+    import_directory(store, source)
+    head = store.branch("supply", "main").head_revision
+    suppliers = source / "data" / "Supplier.csv"
+    suppliers.write_text(suppliers.read_text().replace(",1,72,", ",1,high,", 1))
+    with pytest.raises(ImportInvalid) as refused:
+        import_directory(store, source)
+    assert any("risk_score" in issue.path for issue in refused.value.issues)
+    assert store.branch("supply", "main").head_revision == head
 
 
 def test_create_only_skips_an_existing_domain(store: Store) -> None:

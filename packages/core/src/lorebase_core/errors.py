@@ -34,6 +34,7 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
         ├── AlreadyExists             409 already-exists
         │   └── BranchNameTaken       409 branch-name-taken (differs only in case)
         ├── StaleHead                 409 stale-head
+        ├── ImportOverwrites          409 import-overwrites (values set since the folder's import)
         └── AmbiguousRevision         409 ambiguous-revision
 """
 
@@ -332,6 +333,17 @@ class AlreadyExists(Conflict):
 class StaleHead(Conflict):
     code = "stale-head"
     title = "Stale head"
+
+
+class ImportOverwrites(Conflict):
+    """Importing a folder again would replace values that Operations or merges set since.
+
+    `overwrites` lists each (ref, attribute, current, imported, revision, origin); importing
+    with `overwrite` writes them anyway.
+    """
+
+    code = "import-overwrites"
+    title = "Import would overwrite later changes"
 
 
 class AmbiguousRevision(Conflict):

@@ -6,12 +6,14 @@ these commands through the entry points instead.
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
-from lorebase_core.errors import InvalidInput, LorebaseError
+from lorebase_core.errors import ImportOverwrites, InvalidInput, LorebaseError
 from lorebase_keeper.demo import PROFILES_ENV, default_profiles_path, demo_instructions, setup_demo
 from lorebase_platform.settings import Settings, load_settings
 from lorebase_store import Store, import_directory
@@ -51,6 +53,11 @@ def command_settings(config_file: Path | None, database_url: str | None) -> Sett
     "--branch", default=None, help="Branch to import into (default: the Domain's default branch)."
 )
 @click.option("--create-only", is_flag=True, help="Do nothing when the Domain already exists.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Importing again: replace values that Operations or merges set since (listed).",
+)
 @config_option
 @database_option
 def import_command(
@@ -59,10 +66,16 @@ def import_command(
     message: str | None,
     branch: str | None,
     create_only: bool,
+    overwrite: bool,
     config_file: Path | None,
     database_url: str | None,
 ) -> None:
-    """Import a schema and data files from DIRECTORY into its Domain as one Revision."""
+    """Import a schema and data files from DIRECTORY into its Domain as one Revision.
+
+    Importing a folder again commits only what differs from what the folder means (its data and
+    its revisions/), so the same folder twice changes nothing; values set since by Operations or
+    merges are listed and kept unless --overwrite is given.
+    """
     settings = command_settings(config_file, database_url)
     store = Store.from_settings(settings.database)
     try:
@@ -73,6 +86,7 @@ def import_command(
             message=message,
             branch=branch,
             create_only=create_only,
+            overwrite=overwrite,
             batch_size=settings.imports.batch_size,
             max_issues=settings.imports.max_issues,
             changed_keys_max=settings.agents.feed.changed_keys_max,
@@ -82,6 +96,11 @@ def import_command(
         for issue in exc.issues:
             click.echo(f"  {issue}", err=True)
         sys.exit(1)
+    except ImportOverwrites as exc:
+        click.echo(f"error: {exc.detail}", err=True)
+        for entry in exc.extra["overwrites"]:
+            click.echo(f"  {_overwrite_line(entry)}", err=True)
+        sys.exit(1)
     except LorebaseError as exc:
         click.echo(f"error: {exc.detail}", err=True)
         sys.exit(1)
@@ -89,6 +108,12 @@ def import_command(
         store.close()
     if result.skipped:
         click.echo(f"Domain {result.domain!r} exists already; nothing imported (--create-only).")
+        return
+    if not result.created and not result.revisions:
+        click.echo(
+            f"Domain {result.domain!r} already holds what {directory} means: nothing changed, "
+            "no Revision was made."
+        )
         return
     verb = "created" if result.created else "updated"
     click.echo(
@@ -98,8 +123,21 @@ def import_command(
         click.echo(
             f"  {revision.id[:12]} {revision.origin_type:<9} {revision.author}: {revision.message}"
         )
-    if not result.revisions:
-        click.echo("  nothing changed: no Revision was made")
+    if result.overwritten:
+        click.echo(f"  replaced {len(result.overwritten)} value(s) set since (--overwrite):")
+        for overwritten in result.overwritten:
+            click.echo(f"    {_overwrite_line(overwritten.to_json())}")
+
+
+def _overwrite_line(entry: dict[str, Any]) -> str:
+    """`Supplier/S-1001 risk_score: "50" (now) -> "90" (the folder), set by <Revision> ...`"""
+    where = entry["ref"] if entry["attribute"] is None else f"{entry['ref']} {entry['attribute']}"
+    current = "deleted" if entry["attribute"] is None else json.dumps(entry["current"])
+    origin = entry["origin"]["type"]
+    return (
+        f"{where}: {current} (now) -> {json.dumps(entry['imported'])} (the folder), "
+        f"set by {entry['revision'][:12]} ({origin}, {entry['author']}: {entry['message']})"
+    )
 
 
 @click.command("serve")

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from lorebase_core.errors import Conflict, DomainNotFound
 from lorebase_platform.settings import default_data_dir
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 DEMO_DOMAIN = "supply"
 DEMO_KEY_DESCRIPTION = "lorebase demo"

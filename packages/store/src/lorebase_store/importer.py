@@ -10,14 +10,20 @@ Layout of DIR (docs/import.md):
 
 Files are streamed row by row into the commit's batches, so memory does not grow with their size.
 Every problem names the file, the line and the Attribute; any problem and nothing is written.
-Importing again into an existing Domain commits only what changed (new and changed Records and
-Links; nothing is deleted because it is absent from a file).
+
+Importing again into an existing Domain compares what the folder means (its data and its
+follow-up change sets, read into a scratch database) with the branch's head and commits only the
+differences (new and changed Records and Links; nothing is deleted because it is absent from a
+file). The same folder twice changes nothing. A difference whose current value an Operation or a
+merge set since (not the folder's own Revisions) is refused (`ImportOverwrites`) unless
+`overwrite` is given.
 """
 
 from __future__ import annotations
 
 import csv
 import json
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,11 +32,20 @@ from typing import Any
 import yaml
 
 from lorebase_core.changes import Change, Origin, UpsertLink, UpsertRecord, parse_changes
-from lorebase_core.errors import ImportInvalid, InvalidInput, Issue, SchemaInvalid, ValuesInvalid
+from lorebase_core.errors import (
+    ImportInvalid,
+    ImportOverwrites,
+    InvalidInput,
+    Issue,
+    RecordNotFound,
+    SchemaInvalid,
+    ValuesInvalid,
+)
 from lorebase_core.schema import Schema, load_schema
 from lorebase_core.schema.yaml_text import parse_yaml
 from lorebase_store.commits.commit import CommitRequest
-from lorebase_store.results import RevisionInfo
+from lorebase_store.reads.reader import Reader
+from lorebase_store.results import LinkVersion, RecordVersion, RevisionInfo
 from lorebase_store.store import Store
 
 DATA_SUFFIXES = (".csv", ".jsonl")
@@ -39,12 +54,40 @@ _REVISION_MEMBERS = {"message", "author", "time", "origin", "changes"}
 
 
 @dataclass(frozen=True)
+class Overwrite:
+    """A value set since the folder was imported that importing it again replaces.
+
+    `attribute` is None for a Record or Link deleted since (importing would make it again).
+    """
+
+    ref: str
+    attribute: str | None
+    current: Any
+    imported: Any
+    revision: RevisionInfo
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ref": self.ref,
+            "attribute": self.attribute,
+            "current": self.current,
+            "imported": self.imported,
+            "revision": self.revision.id,
+            "origin": {"type": self.revision.origin_type, "ref": self.revision.origin_ref},
+            "author": self.revision.author,
+            "message": self.revision.message,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
 class ImportResult:
     domain: str
     created: bool
     skipped: bool
     revisions: list[RevisionInfo] = field(default_factory=list)
     changes: int = 0
+    overwritten: list[Overwrite] = field(default_factory=list)
+    """Values set since by Operations or merges that this import replaced (with `overwrite`)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,17 +108,52 @@ def import_directory(
     message: str | None = None,
     branch: str | None = None,
     create_only: bool = False,
+    overwrite: bool = False,
     batch_size: int = 1000,
     max_issues: int = 1000,
     changed_keys_max: int = 100,
 ) -> ImportResult:
-    """Import DIR into its Domain (created when new). Raises `ImportInvalid` listing every problem."""
+    """Import DIR into its Domain (created when new), or bring the Domain back to what DIR means.
+
+    Raises:
+        ImportInvalid: listing every problem of the folder; nothing is written.
+        ImportOverwrites: importing again would replace values set since by Operations or
+            merges (listed), and `overwrite` is false; nothing is written.
+    """
     directory = directory.resolve()
     schema = _read_schema(directory)
     manifest = _read_manifest(directory, schema, author, message)
     exists = store.has_domain(manifest.domain)
     if exists and create_only:
-        return ImportResult(manifest.domain, created=False, skipped=True)
+        return ImportResult(domain=manifest.domain, created=False, skipped=True)
+    if exists:
+        return _import_again(
+            store,
+            directory,
+            schema,
+            manifest,
+            branch=branch,
+            overwrite=overwrite,
+            batch_size=batch_size,
+            max_issues=max_issues,
+            changed_keys_max=changed_keys_max,
+        )
+    return _import_first(
+        store, directory, schema, manifest, branch, batch_size, max_issues, changed_keys_max
+    )
+
+
+def _import_first(
+    store: Store,
+    directory: Path,
+    schema: Schema,
+    manifest: _Manifest,
+    branch: str | None,
+    batch_size: int,
+    max_issues: int,
+    changed_keys_max: int,
+) -> ImportResult:
+    """The import that creates the Domain: the data files as one Revision, then `revisions/`."""
     files = _data_files(directory, schema)
     request = CommitRequest(
         domain=manifest.domain,
@@ -83,15 +161,13 @@ def import_directory(
         author=manifest.author,
         message=manifest.message,
         origin=Origin("import", manifest.origin_ref),
-        created_at=manifest.time
-        if not exists
-        else None,  # a fixed time reproduces a first import only
+        created_at=manifest.time,
         schema=schema,
         duplicates="refuse",
         batch_size=batch_size,
         max_issues=max_issues,
         changed_keys_max=changed_keys_max,
-        create_domain=not exists,
+        create_domain=True,
         default_branch=manifest.default_branch,
     )
     try:
@@ -103,12 +179,11 @@ def import_directory(
         ) from exc
     revisions = [result.revision] if result.revision else []
     changes = result.changes
-    if not exists:
-        for revision in _replay(store, directory, manifest, branch, changed_keys_max):
-            revisions.append(revision)
-            changes += revision.stats.get("changes", 0)
+    for revision in _replay(store, directory, manifest, branch, changed_keys_max):
+        revisions.append(revision)
+        changes += revision.stats.get("changes", 0)
     return ImportResult(
-        manifest.domain, created=not exists, skipped=False, revisions=revisions, changes=changes
+        domain=manifest.domain, created=True, skipped=False, revisions=revisions, changes=changes
     )
 
 
@@ -351,3 +426,224 @@ def _replay(
             raise ImportInvalid(f"{label} was refused", exc.issues) from exc
         if result.revision is not None:
             yield result.revision
+
+
+# -- importing again ----------------------------------------------------------------------------
+
+_PAGE = 1000
+
+
+def _import_again(
+    store: Store,
+    directory: Path,
+    schema: Schema,
+    manifest: _Manifest,
+    *,
+    branch: str | None,
+    overwrite: bool,
+    batch_size: int,
+    max_issues: int,
+    changed_keys_max: int,
+) -> ImportResult:
+    """Commit what differs between the folder's meaning and the branch's head, as one Revision.
+
+    The folder is imported into a scratch SQLite database first (the same checks as a first
+    import, and its follow-up change sets replayed), so what it means is exactly what a first
+    import would have made; then its Records and Links are compared with the head.
+    """
+    with tempfile.TemporaryDirectory(prefix="lorebase-import-") as scratch_folder:
+        scratch = Store.open(f"sqlite:///{Path(scratch_folder) / 'folder.sqlite'}")
+        try:
+            meant = _import_first(
+                scratch,
+                directory,
+                _without_unique_rules(directory),
+                _read_manifest(directory, schema, None, None),  # the folder's own authors
+                None,
+                batch_size,
+                max_issues,
+                changed_keys_max,
+            )
+            with (
+                scratch.reader(manifest.domain) as folder,
+                store.reader(manifest.domain, branch=branch) as head,
+            ):
+                own = _FolderRevisions(meant.revisions)
+                changes, overwrites = _differences(folder, head, schema, own)
+                head_revision = head.revision
+        finally:
+            scratch.close()
+    if overwrites and not overwrite:
+        shown = overwrites[:max_issues]
+        raise ImportOverwrites(
+            f"Importing {directory.name} again would overwrite {len(overwrites)} value(s) set "
+            "since by Operations or merges; nothing was written. Import with --overwrite "
+            "(overwrite=true) to replace them with the folder's values",
+            overwrites=[entry.to_json() for entry in shown],
+        )
+    request = CommitRequest(
+        domain=manifest.domain,
+        branch=branch,
+        author=manifest.author,
+        message=manifest.message,
+        origin=Origin("import", manifest.origin_ref),
+        expected_head=head_revision,  # what was compared is what is written over
+        schema=schema,
+        batch_size=batch_size,
+        max_issues=max_issues,
+        changed_keys_max=changed_keys_max,
+    )
+    try:
+        result = store.commit(request, changes)
+    except ValuesInvalid as exc:
+        raise ImportInvalid(
+            f"Import of {directory.name} refused: {len(exc.issues)} problem(s); nothing was written",
+            exc.issues,
+        ) from exc
+    return ImportResult(
+        domain=manifest.domain,
+        created=False,
+        skipped=False,
+        revisions=[result.revision] if result.revision else [],
+        changes=result.changes,
+        overwritten=overwrites,
+    )
+
+
+def _without_unique_rules(directory: Path) -> Schema:
+    """The folder's schema without `unique`, for the scratch import: a Domain may hold
+    duplicates from before a unique rule, and the commit checks the unique values it sets."""
+    document = parse_yaml((directory / "schema.yaml").read_text(encoding="utf-8"))
+    for kind in (document.get("kinds") or {}).values():
+        for attribute in (kind.get("attributes") or {}).values():
+            if isinstance(attribute, dict):
+                attribute.pop("unique", None)
+    return load_schema(json.dumps(document, default=str))
+
+
+class _FolderRevisions:
+    """Whether a Revision is the folder's own: an import, or one of its follow-up change sets
+    (same origin, author and message as the scratch import made)."""
+
+    def __init__(self, revisions: list[RevisionInfo]) -> None:
+        self._signatures = {_signature(revision) for revision in revisions}
+
+    def __contains__(self, revision: RevisionInfo) -> bool:
+        return revision.origin_type == "import" or _signature(revision) in self._signatures
+
+
+def _signature(revision: RevisionInfo) -> tuple[str, str | None, str, str]:
+    return (revision.origin_type, revision.origin_ref, revision.author, revision.message)
+
+
+def _differences(
+    folder: Reader, head: Reader, schema: Schema, own: _FolderRevisions
+) -> tuple[list[Change], list[Overwrite]]:
+    """The patches that bring the head to the folder's Records and Links, and which of them
+    replace a value that a Revision other than the folder's set."""
+    changes: list[Change] = []
+    overwrites: list[Overwrite] = []
+    for kind_name, kind in schema.kinds.items():
+        stored = sorted(name for name, attr in kind.attributes.items() if attr.derived is None)
+        for meant in _records(folder, kind_name):
+            current = head.get_record(kind_name, meant.key)
+            wanted = {name: meant.values.get(name) for name in stored}
+            if current is None:
+                changes.append(UpsertRecord(kind_name, meant.key, _present(wanted)))
+                overwrites.extend(_deleted_since(head, f"{kind_name}/{meant.key}", wanted, own))
+                continue
+            differ = {
+                name: value for name, value in wanted.items() if current.values.get(name) != value
+            }
+            if differ:
+                changes.append(UpsertRecord(kind_name, meant.key, differ))
+                overwrites.extend(_record_overwrites(head, current, differ, own))
+    for relation_name, relation in schema.relations.items():
+        stored = sorted(name for name, attr in relation.attributes.items() if attr.derived is None)
+        for meant_link in _links(folder, relation_name):
+            ref = f"{relation_name}:{meant_link.from_key}->{meant_link.to_key}"
+            found = head.links(
+                relation_name, from_key=meant_link.from_key, to_key=meant_link.to_key, limit=1
+            )
+            wanted = {name: meant_link.values.get(name) for name in stored}
+            args = (relation_name, meant_link.from_key, meant_link.to_key)
+            if not found:
+                changes.append(UpsertLink(*args, _present(wanted)))
+                continue
+            differ = {
+                name: value for name, value in wanted.items() if found[0].values.get(name) != value
+            }
+            if differ:
+                changes.append(UpsertLink(*args, differ))
+                setter = head.revision_info(found[0].revision)
+                if setter not in own:
+                    overwrites.extend(
+                        Overwrite(ref, name, found[0].values.get(name), value, setter)
+                        for name, value in differ.items()
+                    )
+    return changes, overwrites
+
+
+def _present(values: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in values.items() if value is not None}
+
+
+def _record_overwrites(
+    head: Reader, current: RecordVersion, differ: dict[str, Any], own: _FolderRevisions
+) -> list[Overwrite]:
+    ref = f"{current.kind}/{current.key}"
+    pks = {name: current.provenance.get(name) for name in differ}
+    setters = head.revisions([pk for pk in pks.values() if pk is not None])
+    found: list[Overwrite] = []
+    for name, value in differ.items():
+        pk = pks[name]
+        # a value cleared leaves no provenance: the Record's last change cleared it
+        setter = setters[pk] if pk is not None else head.revision_info(current.revision)
+        if setter not in own:
+            found.append(Overwrite(ref, name, current.values.get(name), value, setter))
+    return found
+
+
+def _deleted_since(
+    head: Reader, ref: str, wanted: dict[str, Any], own: _FolderRevisions
+) -> list[Overwrite]:
+    """The deletion of a Record the folder holds, when a Revision not the folder's made it."""
+    kind, key = ref.split("/", 1)
+    try:
+        page = head.history(kind, key, limit=1, cursor=None, with_values=False)
+    except RecordNotFound:
+        return []
+    if not page.entries or page.entries[0].change != "deleted":
+        return []
+    setter = page.entries[0].revision
+    return [] if setter in own else [Overwrite(ref, None, None, _present(wanted), setter)]
+
+
+def _records(reader: Reader, kind: str) -> Iterator[RecordVersion]:
+    after: str | None = None
+    while True:
+        page = reader.records(kind, limit=_PAGE, after_key=after)
+        yield from page
+        if len(page) < _PAGE:
+            return
+        after = page[-1].key
+
+
+def _links(reader: Reader, relation: str) -> Iterator[LinkVersion]:
+    """Every Link of a Relation, by from key then to key (one Record's Links paged apart)."""
+    after: str | None = None
+    while True:
+        page = reader.links(relation, limit=_PAGE, after=after)
+        if len(page) < _PAGE:
+            yield from page
+            return
+        last = page[-1].from_key
+        yield from (link for link in page if link.from_key != last)
+        to_after: str | None = None
+        while True:
+            group = reader.links(relation, from_key=last, limit=_PAGE, after=to_after)
+            yield from group
+            if len(group) < _PAGE:
+                break
+            to_after = group[-1].to_key
+        after = last

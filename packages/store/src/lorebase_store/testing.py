@@ -7,6 +7,7 @@ from typing import Any
 
 from lorebase_core.changes import Change, Origin
 from lorebase_store.commits.commit import CommitRequest
+from lorebase_store.reads.history import encode_cursor
 from lorebase_store.results import HistoryPage, Lineage, LinkVersion, RecordVersion, RevisionInfo
 from lorebase_store.store import Store
 
@@ -119,3 +120,8 @@ def read_lineage(
     """Where each Attribute value of a Record came from."""
     with store.reader(domain, branch=branch, at=at) as reader:
         return reader.lineage(kind, key, count_max=count_max)
+
+
+def history_cursor(ref: str, position: int, revision: str | None) -> str:
+    """A history cursor as the store writes them (for tests that forge one)."""
+    return encode_cursor(ref, position, revision)

@@ -15,7 +15,7 @@ from lorebase_keeper.answers import plain, stamped
 from lorebase_keeper.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
-from lorebase_store import DiffEntry
+from lorebase_store import DiffEntry, RevisionInfo
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -47,21 +47,43 @@ def _visible_entry(
     return document
 
 
-@router.get("/diff", summary="What changed between two Revisions")
+DIFF_END = (
+    "A branch (its head), or a Revision id, tag or unique prefix; a name that is both a branch "
+    "and a tag or prefix means the branch."
+)
+
+
+def _diff_end(read: Read, text: str) -> RevisionInfo:
+    """One end of a diff: a branch's head first (what users try first), else a Revision.
+
+    Both are looked up as the caller may read them: a branch its grants do not cover, and a
+    Revision of such a branch, answer like an unknown name.
+    """
+    head = read.reader.branch_head(text)
+    if head is not None:
+        return head
+    try:
+        return read.reader.revision_info(text)
+    except RevisionNotFound:
+        raise RevisionNotFound(
+            f"No branch, Revision, tag or unique Revision prefix {quoted(text)} "
+            f"in Domain {quoted(read.domain)}"
+        ) from None
+
+
+@router.get("/diff", summary="What changed between two Revisions or branches")
 def get_diff(
     request: Request,
     domain: str,
-    from_: str = Query(alias="from", description="Revision id, unique prefix or tag."),
-    to: str = Query(description="Revision id, unique prefix or tag."),
+    from_: str = Query(alias="from", description=DIFF_END),
+    to: str = Query(description=DIFF_END),
 ) -> Response:
     keeper = keeper_of(request)
     with domain_read(request, domain) as read:
         read.require_history()  # a diff is the sequence of changes between two Revisions
         schema, scope = read.reader.schema, read.scope
-        # both ends resolved as the caller may read them: a Revision of a branch its grants do
-        # not cover answers like an unknown one
-        source = read.reader.revision_info(from_)
-        target = read.reader.revision_info(to)
+        source = _diff_end(read, from_)
+        target = _diff_end(read, to)
 
     def compute(_etag: str) -> dict[str, Any]:
         found = keeper.store.diff(domain, source.id, target.id)
@@ -76,7 +98,11 @@ def get_diff(
             "links": [entry for entry in links if entry is not None],
         }
 
-    return stamped(request, keeper.cache, revision=target.id, scope=scope, compute=compute)
+    # a branch end moves: both Revisions go into the ETag, not only the one the answer names
+    ends = {"from": source.id, "to": target.id}
+    return stamped(
+        request, keeper.cache, revision=target.id, scope=scope, compute=compute, body=ends
+    )
 
 
 @router.get("/branches", summary="The branches of a Domain")

@@ -14,6 +14,7 @@ import sqlalchemy as sa
 
 from lorebase_core.access import ReadScope
 from lorebase_core.context.pack import LineageEntry, RecentChange
+from lorebase_core.errors import BranchNotFound, Forbidden
 from lorebase_core.graph_requests import NeighborhoodRequest, TraverseRequest
 from lorebase_core.query import Query
 from lorebase_core.schema import Schema
@@ -44,8 +45,10 @@ from lorebase_store.versioned.schemas import schema_at
 from lorebase_store.versioned.views import (
     Authorize,
     View,
+    load_branch,
     make_view,
     resolve_revision,
+    revisions_by_pk,
     visible_from,
 )
 
@@ -77,6 +80,26 @@ class Reader:
         of a branch the caller reads (`authorize`); the others are unknown."""
         visible = visible_from(self.view.history, self.authorize)
         return resolve_revision(self.connection, self.view.domain, text, visible)
+
+    def branch_head(self, name: str) -> RevisionInfo | None:
+        """The head Revision of a branch of the Domain; None when there is no such branch the
+        caller reads (`authorize`), or it has no Revision yet."""
+        if self.authorize is not None:
+            try:
+                self.authorize(name)
+            except Forbidden:
+                return None
+        try:
+            branch = load_branch(self.connection, self.view.domain, name)
+        except BranchNotFound:
+            return None
+        if branch.head_revision is None:
+            return None
+        return resolve_revision(self.connection, self.view.domain, branch.head_revision)
+
+    def revisions(self, pks: list[int]) -> dict[int, RevisionInfo]:
+        """Revisions by their row key (the provenance of values), in one statement."""
+        return revisions_by_pk(self.connection, pks)
 
     # -- Records and Links -------------------------------------------------------------------
     def get_record(self, kind: str, key: str) -> RecordVersion | None:
