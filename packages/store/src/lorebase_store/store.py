@@ -16,7 +16,7 @@ from lorebase_core.values import format_datetime
 from lorebase_platform.settings import DatabaseSettings
 from lorebase_store import access as access_rows
 from lorebase_store import tables as t
-from lorebase_store.branches import BranchMode, create_branch_on
+from lorebase_store.branches import BranchMode, create_branch_on, find_branch
 from lorebase_store.commits import CommitRequest, commit
 from lorebase_store.diff import diff
 from lorebase_store.domains import check_branch_name, insert_domain
@@ -202,6 +202,11 @@ class Store:
     def branch(self, domain: str, name: str) -> BranchInfo:
         with read_transaction(self.engine) as connection:
             return load_branch(connection, load_domain(connection, domain), name)
+
+    def find_branch(self, domain: str, name: str) -> BranchInfo | None:
+        """The live branch `name`, or None when there is none (no list of every branch)."""
+        with read_transaction(self.engine) as connection:
+            return find_branch(connection, load_domain(connection, domain), name)
 
     def create_tag(
         self, domain: str, name: str, revision: str, *, created_by: str, message: str = ""

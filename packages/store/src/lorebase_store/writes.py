@@ -14,9 +14,10 @@ import sqlalchemy as sa
 
 from lorebase_core.changes import Change, Origin
 from lorebase_core.errors import AgentBranchLimit, AlreadyExists, MergeConflicts, ProposalNotOpen
+from lorebase_core.proposal_policy import MergePolicy
 from lorebase_store import tables as t
 from lorebase_store.audit import AuditEntry, audit, audit_entries
-from lorebase_store.branches import BranchMode, create_branch_on
+from lorebase_store.branches import BranchMode, branches_held, create_branch_on, find_branch
 from lorebase_store.commits import CommitRequest, commit_on
 from lorebase_store.engine import is_sqlite, read_transaction, write_transaction
 from lorebase_store.executions import (
@@ -48,13 +49,13 @@ from lorebase_store.proposals import (
     merge_proposal,
     open_proposal_between,
     open_proposals_from,
-    proposal_reach,
+    proposal_reaches,
     resolve_conflict,
     update_proposal,
 )
 from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.schemas import schema_at
-from lorebase_store.views import list_branches, load_branch, load_domain
+from lorebase_store.views import load_branch, load_domain
 
 
 @dataclass(frozen=True)
@@ -123,21 +124,15 @@ class Writes:
         """The task branch `name`: reused when `principal` made it, else made (within the limit)."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            branches = list_branches(connection, info)
-            existing = [b for b in branches if b.name == name]
-            if existing:
-                branch = existing[0]
+            branch = find_branch(connection, info, name)
+            if branch is not None:
                 if branch.created_by != principal:
                     raise AlreadyExists(
                         f"Task branch {name!r} belongs to {branch.created_by!r}; name another task",
                         branch=name,
                     )
                 return TaskBranch(branch, created=False)
-            held = sorted(
-                b.name
-                for b in branches
-                if b.name.startswith(owned_prefix) and b.created_by == principal
-            )
+            held = branches_held(connection, info, owned_prefix, principal)
             if len(held) >= max_open:
                 raise AgentBranchLimit(
                     f"{principal!r} holds {len(held)} task branches (at most {max_open}); "
@@ -249,14 +244,15 @@ class Writes:
         """What each Proposal touches (`proposal_reach`), in one read transaction."""
         with read_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            return {p.id: proposal_reach(connection, info, p, changes=changes) for p in proposals}
+            return proposal_reaches(connection, info, list(proposals), changes=changes)
 
     def review(
         self, domain: str, proposal_id: str, *, reviewer: str, verdict: str, body: str
     ) -> ProposalInfo:
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            proposal = load_proposal(connection, info, proposal_id)
+            # after a merge that held it, this sees the Proposal merged (and refuses)
+            proposal = load_proposal(connection, info, proposal_id, lock=True)
             _require_open(proposal)
             source = connection.execute(
                 sa.select(t.branches.c.head_revision).where(
@@ -287,7 +283,7 @@ class Writes:
     ) -> tuple[ProposalInfo, ConflictInfo]:
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            proposal = load_proposal(connection, info, proposal_id)
+            proposal = load_proposal(connection, info, proposal_id, lock=True)
             _require_open(proposal)
             resolved = resolve_conflict(connection, proposal, conflict_id, resolution, value, by)
             audit(
@@ -304,7 +300,7 @@ class Writes:
     def attempt(self, domain: str, proposal_id: str, *, actor: str) -> tuple[ProposalInfo, Attempt]:
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            proposal = load_proposal(connection, info, proposal_id)
+            proposal = load_proposal(connection, info, proposal_id, lock=True)
             _require_open(proposal)
             target = load_branch(connection, info, proposal.target_branch)
             _, attempt = attempt_merge(
@@ -321,24 +317,24 @@ class Writes:
         message: str,
         max_event_edits: int,
         delete_source: bool,
-        automatic: bool = False,
+        policy: MergePolicy | None = None,
         check: MergeCheck | None = None,
     ) -> Merged:
-        """Merge the Proposal (when no Conflict is open) and delete its task branch if asked.
+        """Decide and merge the Proposal in one transaction; delete its task branch if asked.
 
-        `check` sees the merge plan first and may refuse it by raising (nothing is kept)."""
+        `policy` is decided under the transaction's locks (`proposals.merge_proposal`: 409
+        `merge-blocked` or `stale-head` when it does not hold); `check` sees the merge plan
+        then and may refuse it by raising. A refusal keeps nothing."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            proposal = load_proposal(connection, info, proposal_id, lock=True)
-            target = load_branch(connection, info, proposal.target_branch)
-            outcome = merge_proposal(
+            proposal, outcome = merge_proposal(
                 connection,
                 info,
-                schema_at(connection, info, target.head_revision),
-                proposal,
+                proposal_id,
                 actor=actor,
                 message=message,
                 max_event_edits=max_event_edits,
+                policy=policy,
                 check=check,
             )
             deleted = False
@@ -350,7 +346,7 @@ class Writes:
                     "proposal.merge",
                     proposal_id,
                     revision=outcome.revision,
-                    automatic=automatic,
+                    automatic=policy is not None and policy.auto_merge is not None,
                 )
                 if delete_source:
                     deleted = self._drop_source(connection, info, proposal, actor)
