@@ -2,10 +2,12 @@
 
 A Proposal is `open` until it is `merged` or `closed`. Every merge attempt plans the merge
 (`merges.plan_merge`) with the resolutions given so far, keeps the Conflicts still open as rows
-and records the attempt; a merge commits on the target only when no Conflict is open. Who may
-merge and how many approvals are needed is Keeper's business (docs/writes.md): the store keeps
-the facts and performs the merge in one transaction, with the operation events of the reviewed
-executions it brings.
+and records the attempt; a merge commits on the target only when no Conflict is open. What a
+merge needs besides (approvals, no request for changes, the source head it was decided on, the
+rule of automatic merges) is a `MergePolicy` of `lorebase_core.proposal_policy` that Keeper
+passes in: the store decides it in the transaction that merges, under the lock of the Proposal
+that reviews and resolutions take too, so no write landing in between is missed
+(docs/writes.md). Proposals are read in batches: a page of them costs what one does.
 """
 
 from __future__ import annotations
@@ -638,17 +640,21 @@ def merge_proposal(
     """Decide and merge an open Proposal in the caller's write transaction.
 
     The decision is made on what holds under the transaction's locks (`decide_merge`): the
-    Domain (which every commit takes first, so no commit lands on the source or the target
-    meanwhile) and the Proposal (which reviews and resolutions take). Then the merge is planned
+    Proposal (which reviews and resolutions take) and the Domain (which every commit takes
+    first, so no commit lands on the source or the target meanwhile). Then the merge is planned
     again and commits on the target when no Conflict is open, with the operation events of the
     reviewed executions it brings. `check` sees the plan before anything is merged; when it
     raises, the attempt is rolled back with the rest of the transaction.
     """
-    if not is_sqlite(connection):  # SQLite's write lock is held already (BEGIN IMMEDIATE)
+    # PostgreSQL: the Proposal first, then the Domain, the order of every write on a Proposal
+    # (a review holds the Proposal, then its audit row needs the Domain's); SQLite's write lock
+    # is held already (BEGIN IMMEDIATE)
+    lock_proposal(connection, domain, proposal_id)
+    if not is_sqlite(connection):
         connection.execute(
             sa.select(t.domains.c.id).where(t.domains.c.id == domain.id).with_for_update()
         )
-    proposal = load_proposal(connection, domain, proposal_id, lock=True)
+    proposal = load_proposal(connection, domain, proposal_id)
     if proposal.status != "open":
         raise ProposalNotOpen(
             f"Proposal {quoted(proposal.id)} is {proposal.status}", proposal=proposal.id

@@ -2,6 +2,7 @@
 
 Each method is one transaction. Keeper decides who may do what and composes the steps of the
 agent flow (docs/writes.md); here every step keeps its rows consistent and writes its audit entry.
+A merge decides what its `MergePolicy` asks in its own transaction (`proposals.merge_proposal`).
 """
 
 from __future__ import annotations
