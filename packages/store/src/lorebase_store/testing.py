@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
+
+import sqlalchemy as sa
 
 from lorebase_core.changes import Change, Origin
 from lorebase_store.commits import CommitRequest
@@ -31,3 +34,20 @@ def commit_changes(store: Store, changes: Iterable[Change], **options: Any) -> R
     result = store.commit(change_request(**options), changes)
     assert result.revision is not None, "the changes made no Revision"
     return result.revision
+
+
+@contextmanager
+def statements_run(store: Store) -> Iterator[list[str]]:
+    """The SQL statements the store's engine runs meanwhile (to bound what a request costs)."""
+    seen: list[str] = []
+
+    def count(
+        _connection: Any, _cursor: Any, statement: str, _parameters: Any, *_rest: Any
+    ) -> None:
+        seen.append(statement)
+
+    sa.event.listen(store.engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(store.engine, "before_cursor_execute", count)
