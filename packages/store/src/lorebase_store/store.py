@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
@@ -46,6 +46,7 @@ from lorebase_store.results import (
     RevisionInfo,
 )
 from lorebase_store.schemas import schema_at
+from lorebase_store.search import put_vector
 from lorebase_store.statistics import Statistics, recount
 from lorebase_store.views import (
     REVISION_ROWS,
@@ -202,6 +203,20 @@ class Store:
     def branch(self, domain: str, name: str) -> BranchInfo:
         with read_transaction(self.engine) as connection:
             return load_branch(connection, load_domain(connection, domain), name)
+
+    def put_vector(
+        self,
+        domain_id: int,
+        kind: str,
+        key: str,
+        *,
+        model: str,
+        vector: Sequence[float],
+        updated_by: str,
+    ) -> dict[str, Any]:
+        """Store (or replace) a Record's vector for a model, in its own write transaction."""
+        with write_transaction(self.engine) as connection:
+            return put_vector(connection, domain_id, kind, key, model, vector, updated_by)
 
     def find_branch(self, domain: str, name: str) -> BranchInfo | None:
         """The live branch `name`, or None when there is none (no list of every branch)."""

@@ -19,8 +19,6 @@ from lorebase_keeper.reading import domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.write_scope import require_kind_writable
-from lorebase_store.engine import write_transaction
-from lorebase_store.search import put_vector
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -113,9 +111,12 @@ def put_record_vector(
         if read.reader.get_record(kind, key) is None:
             raise RecordNotFound(f"{kind} {quoted(key)} does not exist on {quoted(read.branch)}")
         domain_id = read.reader.view.domain.id
-    store = keeper_of(request).store
-    with write_transaction(store.engine) as connection:
-        stored = put_vector(
-            connection, domain_id, kind, key, embedding.model, document["vector"], read.principal.id
-        )
+    stored = keeper_of(request).store.put_vector(
+        domain_id,
+        kind,
+        key,
+        model=embedding.model,
+        vector=document["vector"],
+        updated_by=read.principal.id,
+    )
     return plain({"domain": domain, **stored})
