@@ -9,6 +9,7 @@ the same decision for a Proposal it shows (docs/writes.md, "Approvals").
 - A protected target requires `required_approvals` (the setting); an unprotected one none.
 - Blockers, in this order: `open-conflicts`, `approvals-pending`, `review-policy-needs-approval`
   (the Operation's own policy asked for review and nobody approved yet), `changes-requested`.
+- A merge writes only what the caller's write scope covers (`within_scope`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from lorebase_core.access import ReadScope
+from lorebase_core.schema import Schema
 
 VERDICTS = ("approve", "request_changes", "comment")
 BLOCKERS = (
@@ -133,6 +137,16 @@ class MergePolicy:
         """
         required = required_approvals(self.required_approvals, protected)
         return [b for b in blockers(facts, required) if b != "open-conflicts"]
+
+
+def within_scope(
+    scope: ReadScope, schema: Schema, kinds: Iterable[str], relations: Iterable[str]
+) -> bool:
+    """Whether a write scope covers a merge reaching these Kinds and Relations (a Relation
+    reaches both its end Kinds)."""
+    return all(scope.kind_visible(kind) for kind in kinds) and all(
+        scope.relation_visible(schema, relation) for relation in relations
+    )
 
 
 def describe_proposal(

@@ -52,7 +52,7 @@ from lorebase_keeper.write_scope import (
     masked_invalid,
     masked_issues,
     masked_run,
-    merge_check,
+    merge_scope,
     operation_scope,
     write_permissions,
 )
@@ -501,8 +501,8 @@ def _agent_flow(call: _Call, reason: str) -> Answer:
     if requested and allowed and not state["blockers"]:
         # others may write on the task branch too: merge only what the caller writes itself
         operation = call.schema.operations[call.operation]
-        check = merge_check(
-            call.keeper, call.principal, domain, branch_name, target, write_permissions(operation)
+        scope = merge_scope(
+            call.keeper, call.principal, domain, target, write_permissions(operation)
         )
         # what is decided on: the task branch as this execution left it
         decided_on = invocation.revision or (
@@ -517,7 +517,7 @@ def _agent_flow(call: _Call, reason: str) -> Answer:
                 max_event_edits=operations.side_effect_max_edits,
                 delete_source=agent_writes.delete_branch_on_merge,
                 policy=merge_policy(operations, expected_source_head=decided_on, auto_merge=rule),
-                check=check,
+                write_scope=scope,
             )
         except MergeOutsideScope:
             allowed = False

@@ -20,6 +20,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_core import proposal_policy as policy
+from lorebase_core.access import ReadScope
 from lorebase_core.changes import Origin
 from lorebase_core.errors import (
     ConflictNotFound,
@@ -43,7 +44,7 @@ from lorebase_store.executions import (
     write_operation_events,
 )
 from lorebase_store.ids import new_id
-from lorebase_store.merges import FoundConflict, MergeCheck, MergePlan, Resolution, plan_merge
+from lorebase_store.merges import FoundConflict, MergePlan, Resolution, plan_merge, require_within
 from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.schemas import schema_at
 from lorebase_store.views import branch_by_id, lineage, load_branch
@@ -635,7 +636,7 @@ def merge_proposal(
     message: str,
     max_event_edits: int,
     policy: MergePolicy | None = None,
-    check: MergeCheck | None = None,
+    write_scope: ReadScope | None = None,
 ) -> tuple[ProposalInfo, MergeOutcome]:
     """Decide and merge an open Proposal in the caller's write transaction.
 
@@ -643,8 +644,8 @@ def merge_proposal(
     Proposal (which reviews and resolutions take) and the Domain (which every commit takes
     first, so no commit lands on the source or the target meanwhile). Then the merge is planned
     again and commits on the target when no Conflict is open, with the operation events of the
-    reviewed executions it brings. `check` sees the plan before anything is merged; when it
-    raises, the attempt is rolled back with the rest of the transaction.
+    reviewed executions it brings. A plan reaching beyond `write_scope` is refused (403
+    `merge-outside-scope`) with the attempt rolled back with the rest of the transaction.
     """
     # PostgreSQL: the Proposal first, then the Domain, the order of every write on a Proposal
     # (a review holds the Proposal, then its audit row needs the Domain's); SQLite's write lock
@@ -664,8 +665,7 @@ def merge_proposal(
     target = load_branch(connection, domain, proposal.target_branch)
     schema = schema_at(connection, domain, target.head_revision)
     plan, attempt = attempt_merge(connection, domain, schema, proposal, actor)
-    if check is not None:
-        check(schema, plan)
+    require_within(schema, plan, write_scope, proposal.source_branch, proposal.target_branch)
     if plan.conflicts:
         return proposal, MergeOutcome(False, None, attempt)
     head = target.head_revision

@@ -13,6 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from lorebase_core.access import ReadScope
 from lorebase_core.changes import Change, Origin
 from lorebase_core.errors import AgentBranchLimit, AlreadyExists, MergeConflicts, ProposalNotOpen
 from lorebase_core.proposal_policy import MergePolicy
@@ -32,7 +33,7 @@ from lorebase_store.executions import (
     find_invocation,
     invocation_by_id,
 )
-from lorebase_store.merges import MergeCheck, MergePlan, Resolution, plan_merge
+from lorebase_store.merges import MergePlan, Resolution, plan_merge, require_within
 from lorebase_store.proposals import (
     Attempt,
     ConflictInfo,
@@ -319,13 +320,13 @@ class Writes:
         max_event_edits: int,
         delete_source: bool,
         policy: MergePolicy | None = None,
-        check: MergeCheck | None = None,
+        write_scope: ReadScope | None = None,
     ) -> Merged:
         """Decide and merge the Proposal in one transaction; delete its task branch if asked.
 
         `policy` is decided under the transaction's locks (`proposals.merge_proposal`: 409
-        `merge-blocked` or `stale-head` when it does not hold); `check` sees the merge plan
-        then and may refuse it by raising. A refusal keeps nothing."""
+        `merge-blocked` or `stale-head` when it does not hold); a plan reaching beyond
+        `write_scope` is 403 `merge-outside-scope`. A refusal keeps nothing."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
             proposal, outcome = merge_proposal(
@@ -336,7 +337,7 @@ class Writes:
                 message=message,
                 max_event_edits=max_event_edits,
                 policy=policy,
-                check=check,
+                write_scope=write_scope,
             )
             deleted = False
             if outcome.merged:
@@ -395,11 +396,11 @@ class Writes:
         message: str,
         resolutions: Mapping[tuple[str, str], Resolution],
         expected_head: str | None = None,
-        check: MergeCheck | None = None,
+        write_scope: ReadScope | None = None,
     ) -> BranchMerge:
         """Merge `source` into `into` now; 409 merge-conflicts lists what stays open.
 
-        `check` sees the merge plan first and may refuse it by raising (nothing is written)."""
+        A plan reaching beyond `write_scope` is 403 `merge-outside-scope` (nothing is written)."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
             target = load_branch(connection, info, into)
@@ -411,8 +412,7 @@ class Writes:
             source_branch = load_branch(connection, info, source)
             schema = schema_at(connection, info, target.head_revision)
             plan = plan_merge(connection, schema, source_branch, target, resolutions)
-            if check is not None:
-                check(schema, plan)
+            require_within(schema, plan, write_scope, source, into)
             if plan.conflicts:
                 raise MergeConflicts(
                     f"Merging {source!r} into {into!r} meets {len(plan.conflicts)} Conflict(s); "

@@ -33,7 +33,7 @@ from lorebase_keeper.proposal_shapes import conflict_json, proposal_json
 from lorebase_keeper.reading import Keeper, keeper_of
 from lorebase_keeper.routes.documented import WRITE_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
-from lorebase_keeper.write_scope import masked_conflicts, merge_check
+from lorebase_keeper.write_scope import masked_conflicts, merge_scope
 from lorebase_platform.settings import OperationsSettings
 from lorebase_store.merges import Resolution
 from lorebase_store.proposals import ProposalInfo
@@ -239,7 +239,7 @@ def merge(
         policy=merge_policy(
             operations, expected_source_head=body.expected_source_head if body else None
         ),
-        check=merge_check(keeper, principal, domain, found.source_branch, found.target_branch),
+        write_scope=merge_scope(keeper, principal, domain, found.target_branch),
     )
     if not merged.outcome.merged:
         [seen] = ProposalScopes(keeper, principal, domain).scoped([merged.proposal])
@@ -395,7 +395,7 @@ def merge_branch(
             message=body.message or f"Merge {source.name} into {into}",
             resolutions=resolutions,
             expected_head=body.expected_head,
-            check=merge_check(keeper, principal, domain, source.name, into),
+            write_scope=merge_scope(keeper, principal, domain, into),
         )
     except MergeConflicts as refused:
         raise masked_conflicts(keeper, principal, domain, into, refused) from None
