@@ -1,5 +1,7 @@
 """The rules of writes that need review: effective settings, task names, descriptions, hints.
 
+What a Proposal needs to merge is `lorebase_core.proposal_policy`; here it meets the settings.
+
 Settings come from keeper.agent_writes and keeper.operations, overridden per Domain by its own
 `agent_writes` and `operations` settings (docs/writes.md).
 """
@@ -7,10 +9,20 @@ Settings come from keeper.agent_writes and keeper.operations, overridden per Dom
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from lorebase_core.errors import InvalidInput, Issue
 from lorebase_core.operations import execution_summary
+from lorebase_core.proposal_policy import (
+    AutoMergeRule,
+    MergePolicy,
+    approvals,
+    blockers,
+    describe_proposal,
+    required_approvals,
+    satisfied,
+)
 from lorebase_core.schema import Schema
 from lorebase_platform.settings import AgentWritesSettings, OperationsSettings, Settings
 from lorebase_store import Describe, DomainInfo, ProposalInfo
@@ -65,20 +77,7 @@ def task_branch_name(agent_writes: AgentWritesSettings, principal: str, task: st
 
 def describe(agent_writes: AgentWritesSettings) -> Describe:
     """The Proposal description: the intent, then one line per execution (the latest cut)."""
-
-    def description(intent: str | None, executions: list[dict[str, Any]]) -> str:
-        lines = [intent.strip()] if intent else []
-        if executions:
-            if lines:
-                lines.append("")
-            shown = executions[: agent_writes.max_summary_operations]
-            lines.extend(str(entry["summary"]) for entry in shown)
-            more = len(executions) - len(shown)
-            if more > 0:
-                lines.append(f"- ... and {more} more execution(s)")
-        return "\n".join(lines)
-
-    return description
+    return partial(describe_proposal, max_lines=agent_writes.max_summary_operations)
 
 
 def execution_entry(
@@ -103,29 +102,30 @@ def proposal_url(domain: str, proposal_id: str) -> str:
     return f"{API}/{domain}/proposals/{proposal_id}"
 
 
-def required_approvals(
-    operations: OperationsSettings, proposal: ProposalInfo, protected: bool
-) -> int:
-    """Approvals a Proposal's target requires: the setting on a protected target, else none.
+def merge_policy(
+    operations: OperationsSettings,
+    *,
+    expected_source_head: str | None = None,
+    auto_merge: AutoMergeRule | None = None,
+) -> MergePolicy:
+    """What the store decides a merge on, in the transaction that merges (docs/writes.md)."""
+    return MergePolicy(
+        operations.required_approvals,
+        expected_source_head=expected_source_head,
+        auto_merge=auto_merge,
+    )
 
-    A review that came from an Operation's own policy needs an approval besides (`blockers`).
-    """
-    del proposal
-    return operations.required_approvals if protected else 0
 
-
-def blockers(proposal: ProposalInfo, required: int) -> list[str]:
-    """What keeps an open Proposal from merging."""
-    found = []
-    if proposal.open_conflicts:
-        found.append("open-conflicts")
-    if proposal.approvals < required:
-        found.append("approvals-pending")
-    if proposal.policy_review and proposal.approvals == 0:
-        found.append("review-policy-needs-approval")
-    if proposal.changes_requested:
-        found.append("changes-requested")
-    return found
+def approval_state(operations: OperationsSettings, proposal: ProposalInfo) -> dict[str, Any]:
+    """required, approvals, satisfied; and the blockers of an open Proposal."""
+    facts = proposal.facts
+    required = required_approvals(operations.required_approvals, proposal.target_protected)
+    return {
+        "required": required,
+        "approvals": approvals(facts),
+        "satisfied": satisfied(facts, required),
+        "blockers": blockers(facts, required) if proposal.status == "open" else [],
+    }
 
 
 def hint(

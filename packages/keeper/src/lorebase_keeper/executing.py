@@ -21,18 +21,24 @@ from lorebase_core.errors import (
     IdempotencyKeyReused,
     InvalidInput,
     Issue,
+    MergeBlocked,
     MergeOutsideScope,
+    ProposalNotOpen,
     ReviewRequired,
+    StaleHead,
     ValuesInvalid,
 )
 from lorebase_core.operations import Execution, parameter_view, plan_execution
+from lorebase_core.proposal_policy import AutoMergeRule
 from lorebase_core.schema import Schema
 from lorebase_keeper.agent_writes import (
     API,
     agent_writes_of,
+    approval_state,
     describe,
     execution_entry,
     hint,
+    merge_policy,
     operations_of,
     proposal_hints,
     proposal_url,
@@ -41,13 +47,12 @@ from lorebase_keeper.agent_writes import (
 )
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.proposal_scope import ProposalScopes
-from lorebase_keeper.proposal_shapes import approval_state
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.write_scope import (
     masked_invalid,
     masked_issues,
     masked_run,
-    merge_check,
+    merge_scope,
     operation_scope,
     write_permissions,
 )
@@ -479,37 +484,52 @@ def _agent_flow(call: _Call, reason: str) -> Answer:
         ),
         describe=describe(agent_writes),
     )
-    # step 5: the merge, only when every condition holds
+    # step 5: the merge, only when every condition holds; the store decides it again in the
+    # merge's own transaction, so a review or a commit landing meanwhile is not missed
     requested = (
         call.request.auto_merge if call.request.auto_merge is not None else agent_writes.auto_merge
     )
-    allowed = any(
-        grant.role in agent_writes.allowed_roles_for_auto_merge
-        for grant in call.principal.matching(domain, branch_name)
+    rule = AutoMergeRule(
+        frozenset(grant.role for grant in call.principal.matching(domain, branch_name)),
+        frozenset(agent_writes.allowed_roles_for_auto_merge),
     )
+    allowed = rule.allowed
     proposal = proposed.proposal
-    state = approval_state(call.keeper.store, call.keeper.settings, proposal)
+    operations = operations_of(call.keeper.settings, call.domain)
+    state = approval_state(operations, proposal)
     performed, deleted = False, False
+    warnings: list[str] = []
     if requested and allowed and not state["blockers"]:
         # others may write on the task branch too: merge only what the caller writes itself
         operation = call.schema.operations[call.operation]
-        check = merge_check(
-            call.keeper, call.principal, domain, branch_name, target, write_permissions(operation)
+        scope = merge_scope(
+            call.keeper, call.principal, domain, target, write_permissions(operation)
         )
-        max_edits = operations_of(call.keeper.settings, call.domain).side_effect_max_edits
+        # what is decided on: the task branch as this execution left it
+        decided_on = invocation.revision or (
+            proposal.attempt.source_head if proposal.attempt is not None else None
+        )
         try:
             merged = call.writes.merge(
                 domain,
                 proposal.id,
                 actor=call.principal.id,
                 message=f"Merge {proposal.title} ({proposal.id})",
-                max_event_edits=max_edits,
+                max_event_edits=operations.side_effect_max_edits,
                 delete_source=agent_writes.delete_branch_on_merge,
-                automatic=True,
-                check=check,
+                policy=merge_policy(operations, expected_source_head=decided_on, auto_merge=rule),
+                write_scope=scope,
             )
         except MergeOutsideScope:
             allowed = False
+        except (MergeBlocked, ProposalNotOpen):
+            proposal = call.writes.proposal(domain, proposal.id)  # what stopped it shows
+        except StaleHead:
+            proposal = call.writes.proposal(domain, proposal.id)
+            warnings.append(
+                f"{branch_name!r} moved after this execution: not merged automatically; "
+                "the Proposal stays open"
+            )
         else:
             proposal, performed = merged.proposal, merged.outcome.merged
             deleted = merged.branch_deleted
@@ -522,6 +542,7 @@ def _agent_flow(call: _Call, reason: str) -> Answer:
         branch_deleted=deleted,
         merge={"requested": bool(requested), "allowed": allowed, "performed": performed},
         replayed=False,
+        warnings=warnings,
     )
 
 
@@ -535,12 +556,13 @@ def _flow_answer(
     branch_deleted: bool,
     merge: dict[str, Any],
     replayed: bool,
+    warnings: list[str] | None = None,
 ) -> Answer:
     domain = call.domain.name
     # the caller's own Proposal, yet shown within its read scope like every other answer
     [scoped] = ProposalScopes(call.keeper, call.principal, domain).scoped([proposal])
     proposal = scoped.proposal
-    state = approval_state(call.keeper.store, call.keeper.settings, proposal)
+    state = approval_state(operations_of(call.keeper.settings, call.domain), proposal)
     found = state.pop("blockers")
     if proposal.status == "merged":
         status = "merged"
@@ -586,7 +608,7 @@ def _flow_answer(
         "merged_revision": proposal.merged_revision,
         "branch_created": branch_created,
         "branch_deleted": branch_deleted,
-        "warnings": [],
+        "warnings": warnings or [],
         "next": proposal_hints(domain, proposal, state["required"], found),
     }
     return Answer(200 if status == "merged" else 202, body, replayed)
@@ -623,8 +645,9 @@ def _replay(call: _Call, invocation: Invocation) -> Answer:
             describe=describe(agent_writes),
         )
         proposal = proposed.proposal
-    gone = proposal.status != "open" and not any(
-        b.name == invocation.branch for b in call.keeper.store.branches(call.domain.name)
+    gone = (
+        proposal.status != "open"
+        and call.keeper.store.find_branch(call.domain.name, invocation.branch) is None
     )
     return _flow_answer(
         call,

@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from lorebase_core.access import SENSITIVITY_TAGS, ReadScope
@@ -32,6 +33,7 @@ from lorebase_core.schema.model import OperationDef, ValueRules
 from lorebase_keeper.agent_writes import agent_writes_of, describe
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.reading import Keeper
+from lorebase_platform.settings import AgentWritesSettings
 from lorebase_store import Attempt, ConflictInfo, ProposalInfo, ProposalReach
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -80,6 +82,11 @@ class ProposalScopes:
         self.domain = domain
         self._scopes: dict[str, ReadScope | None] = {}
         self._schemas: dict[str, Schema] = {}
+
+    @cached_property
+    def _agent_writes(self) -> AgentWritesSettings:
+        """The Domain's agent_writes settings, read once for every Proposal scoped."""
+        return agent_writes_of(self.keeper.settings, self.keeper.store.domain(self.domain))
 
     def read_scope(self, branch: str) -> ReadScope | None:
         """The caller's scope on a target branch; None without data.read there."""
@@ -228,9 +235,7 @@ class ProposalScopes:
         """A generated title stays (it names branches and principals only); a written one goes."""
         fallback = f"Merge {proposal.source_branch} into {proposal.target_branch}"
         if proposal.task is not None:
-            agent_writes = agent_writes_of(
-                self.keeper.settings, self.keeper.store.domain(self.domain)
-            )
+            agent_writes = self._agent_writes
             generated = agent_writes.title_template.format_map(
                 {"principal": proposal.created_by, "task": proposal.task}
             )
@@ -241,7 +246,7 @@ class ProposalScopes:
     def _description(self, proposal: ProposalInfo, executions: list[dict[str, Any]]) -> str:
         if not proposal.executions and proposal.task is None:
             return ""  # written by a person: it may be about what the caller does not see
-        agent_writes = agent_writes_of(self.keeper.settings, self.keeper.store.domain(self.domain))
+        agent_writes = self._agent_writes
         return describe(agent_writes)(None, executions)
 
     def _masked(
@@ -258,7 +263,7 @@ class ProposalScopes:
         hidden = hidden_parameters(operation, schema, scope) & set(parameters)
         if not hidden:
             return entry
-        agent_writes = agent_writes_of(self.keeper.settings, self.keeper.store.domain(self.domain))
+        agent_writes = self._agent_writes
         rules = {
             name: (
                 rule.model_copy(update={"sensitivity": rule.sensitivity or ("restricted",)})

@@ -6,41 +6,17 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import BranchNotFound
 from lorebase_core.operations import MASK
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import ValueRules
-from lorebase_keeper.agent_writes import (
-    blockers,
-    operations_of,
-    proposal_hints,
-    proposal_url,
-    required_approvals,
-)
-from lorebase_platform.settings import Settings
-from lorebase_store import ConflictInfo, ProposalInfo, Store
+from lorebase_keeper.agent_writes import approval_state, proposal_hints, proposal_url
+from lorebase_platform.settings import OperationsSettings
+from lorebase_store import ConflictInfo, ProposalInfo
 
 
-def approval_state(store: Store, settings: Settings, proposal: ProposalInfo) -> dict[str, Any]:
-    """required, approvals, satisfied; and the blockers of the Proposal."""
-    domain = store.domain(proposal.domain)
-    try:
-        protected = store.branch(proposal.domain, proposal.target_branch).protected
-    except BranchNotFound:
-        protected = True
-    required = required_approvals(operations_of(settings, domain), proposal, protected)
-    found = blockers(proposal, required) if proposal.status == "open" else []
-    return {
-        "required": required,
-        "approvals": proposal.approvals,
-        "satisfied": proposal.approvals >= required
-        and not (proposal.policy_review and proposal.approvals == 0),
-        "blockers": found,
-    }
-
-
-def proposal_json(store: Store, settings: Settings, proposal: ProposalInfo) -> dict[str, Any]:
-    state = approval_state(store, settings, proposal)
+def proposal_json(operations: OperationsSettings, proposal: ProposalInfo) -> dict[str, Any]:
+    """A Proposal document; `operations` are the Domain's effective operations settings."""
+    state = approval_state(operations, proposal)
     found = state.pop("blockers")
     return {
         "id": proposal.id,

@@ -23,12 +23,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from lorebase_core.access import ReadScope
-from lorebase_core.changes import Change, DeleteRecord, UpsertRecord
 from lorebase_core.errors import (
     Issue,
     KindForbidden,
     MergeConflicts,
-    MergeOutsideScope,
     OperationNotFound,
     ValuesInvalid,
     quoted,
@@ -37,10 +35,9 @@ from lorebase_core.operations import MASK
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import OperationDef
 from lorebase_keeper.authz import Principal
-from lorebase_keeper.proposal_scope import edit_visible, hidden_parameters, operation_visible
+from lorebase_keeper.proposal_scope import hidden_parameters, operation_visible
 from lorebase_keeper.proposal_shapes import conflict_masker
 from lorebase_keeper.reading import Keeper
-from lorebase_store import MergeCheck, MergePlan
 
 
 def write_permissions(operation: OperationDef) -> tuple[str, ...]:
@@ -150,48 +147,21 @@ def masked_run(
     return shown, masked
 
 
-def merge_check(
+def merge_scope(
     keeper: Keeper,
     principal: Principal,
     domain: str,
-    source: str,
     target: str,
     permissions: tuple[str, ...] = ("proposal.merge",),
-) -> MergeCheck | None:
-    """Refuses a merge into `target` that writes beyond the Kinds the caller reads there and
-    its grants giving `permissions` cover (None: nothing to refuse)."""
+) -> ReadScope | None:
+    """The write scope of a merge into `target`: the Kinds the caller reads there that its
+    grants giving `permissions` cover (None: every Kind). The store refuses a merge plan
+    reaching beyond it (403 `merge-outside-scope`)."""
     scope = _narrowed(
         _scope(keeper, principal, domain, target),
         principal.write_kinds(domain, target, permissions),
     )
-    if scope.kinds is None:
-        return None
-
-    def check(schema: Schema, plan: MergePlan) -> None:
-        reached = [_changed(change) for change in plan.changes]
-        reached += [_conflicted(c.entity, c.ref) for c in (*plan.conflicts, *plan.resolved)]
-        if all(edit_visible(edit, schema, scope) for edit in reached):
-            return
-        raise MergeOutsideScope(
-            f"Merging {source!r} into {target!r} writes Records or Links your grants on "
-            f"{target!r} do not cover; someone whose grants cover them merges it",
-            source=source,
-            target=target,
-        )
-
-    return check
-
-
-def _changed(change: Change) -> dict[str, object]:
-    if isinstance(change, UpsertRecord | DeleteRecord):
-        return {"kind": change.kind}
-    return {"relation": change.relation}
-
-
-def _conflicted(entity: str, ref: str) -> dict[str, object]:
-    if entity == "record":
-        return {"kind": ref.split("/", 1)[0]}
-    return {"relation": ref.split(":", 1)[0]}
+    return None if scope.kinds is None else scope
 
 
 def masked_conflicts(

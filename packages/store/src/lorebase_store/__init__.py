@@ -78,7 +78,7 @@ from lorebase_store.writes.executions import (
     request_digest,
 )
 from lorebase_store.writes.ids import new_id
-from lorebase_store.writes.merges import ConflictResolution, FoundConflict, MergeCheck, MergePlan
+from lorebase_store.writes.merges import ConflictResolution, FoundConflict, MergePlan
 from lorebase_store.writes.proposals import (
     Attempt,
     ConflictInfo,
@@ -133,7 +133,6 @@ __all__ = [
     "KindStatistics",
     "Lineage",
     "LinkVersion",
-    "MergeCheck",
     "MergeOutcome",
     "MergePlan",
     "Merged",

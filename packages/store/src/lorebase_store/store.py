@@ -49,7 +49,7 @@ from lorebase_store.versioned.views import (
     revision_info,
     revision_segments,
 )
-from lorebase_store.writes.branches import BranchMode, create_branch_on
+from lorebase_store.writes.branches import BranchMode, create_branch_on, find_branch
 from lorebase_store.writes.writes import Writes
 
 
@@ -193,6 +193,25 @@ class Store:
         with read_transaction(self.engine) as connection:
             return load_branch(connection, load_domain(connection, domain), name)
 
+    def put_vector(
+        self,
+        domain_id: int,
+        kind: str,
+        key: str,
+        *,
+        model: str,
+        vector: Sequence[float],
+        updated_by: str,
+    ) -> dict[str, Any]:
+        """Store (or replace) a Record's vector for a model, in its own write transaction."""
+        with write_transaction(self.engine) as connection:
+            return put_vector(connection, domain_id, kind, key, model, vector, updated_by)
+
+    def find_branch(self, domain: str, name: str) -> BranchInfo | None:
+        """The live branch `name`, or None when there is none (no list of every branch)."""
+        with read_transaction(self.engine) as connection:
+            return find_branch(connection, load_domain(connection, domain), name)
+
     def create_tag(
         self, domain: str, name: str, revision: str, *, created_by: str, message: str = ""
     ) -> RevisionInfo:
@@ -297,21 +316,6 @@ class Store:
                 .limit(limit)
             )
             return [{"sequence": row.sequence, **dict(row.payload)} for row in rows]
-
-    # -- vectors (docs/search.md) ------------------------------------------------------------
-    def put_vector(
-        self,
-        domain_id: int,
-        kind: str,
-        key: str,
-        model: str,
-        vector: Sequence[float],
-        *,
-        updated_by: str,
-    ) -> dict[str, Any]:
-        """Store (or replace) the vector of a Record for a model; returns what was stored."""
-        with write_transaction(self.engine) as connection:
-            return put_vector(connection, domain_id, kind, key, model, vector, updated_by)
 
     # -- statistics --------------------------------------------------------------------------
     def recount_statistics(self, domain: str) -> Statistics:

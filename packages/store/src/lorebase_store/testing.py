@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
+
+import sqlalchemy as sa
 
 from lorebase_core.changes import Change, Origin
 from lorebase_store.commits.commit import CommitRequest
@@ -125,3 +128,20 @@ def read_lineage(
 def history_cursor(ref: str, position: int, revision: str | None) -> str:
     """A history cursor as the store writes them (for tests that forge one)."""
     return encode_cursor(ref, position, revision)
+
+
+@contextmanager
+def statements_run(store: Store) -> Iterator[list[str]]:
+    """The SQL statements the store's engine runs meanwhile (to bound what a request costs)."""
+    seen: list[str] = []
+
+    def count(
+        _connection: Any, _cursor: Any, statement: str, _parameters: Any, *_rest: Any
+    ) -> None:
+        seen.append(statement)
+
+    sa.event.listen(store.engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(store.engine, "before_cursor_execute", count)

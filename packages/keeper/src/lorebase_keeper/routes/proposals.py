@@ -20,21 +20,21 @@ from lorebase_core.errors import (
     DomainNotFound,
     InvalidInput,
     Issue,
-    MergeBlocked,
     MergeConflicts,
     ReviewRequired,
     SelfApproval,
 )
-from lorebase_keeper.agent_writes import API, agent_writes_of, hint, operations_of
+from lorebase_keeper.agent_writes import API, agent_writes_of, hint, merge_policy, operations_of
 from lorebase_keeper.answers import plain
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.proposal_scope import ProposalScopes, ScopedProposal
-from lorebase_keeper.proposal_shapes import approval_state, conflict_json, proposal_json
+from lorebase_keeper.proposal_shapes import conflict_json, proposal_json
 from lorebase_keeper.reading import Keeper, keeper_of
 from lorebase_keeper.routes.documented import WRITE_RESPONSES
 from lorebase_keeper.segments import SegmentRoute
-from lorebase_keeper.write_scope import masked_conflicts, merge_check
+from lorebase_keeper.write_scope import masked_conflicts, merge_scope
+from lorebase_platform.settings import OperationsSettings
 from lorebase_store import ConflictResolution, ProposalInfo
 
 _LIST = "proposals"
@@ -61,11 +61,17 @@ def _visible(keeper: Keeper, principal: Principal, domain: str, proposal_id: str
     return ProposalScopes(keeper, principal, domain).load(proposal_id)
 
 
+def _operations(keeper: Keeper, domain: str) -> OperationsSettings:
+    """The Domain's effective operations settings (required approvals, limits)."""
+    return operations_of(keeper.settings, keeper.store.domain(domain))
+
+
 def _answer(
     keeper: Keeper, principal: Principal, proposal: ProposalInfo, status: int = 200, **extra: Any
 ) -> Response:
     [scoped] = ProposalScopes(keeper, principal, proposal.domain).scoped([proposal])
-    body = {**proposal_json(keeper.store, keeper.settings, scoped.proposal), **extra}
+    operations = _operations(keeper, proposal.domain)
+    body = {**proposal_json(operations, scoped.proposal), **extra}
     return plain(body, status=status)
 
 
@@ -119,10 +125,11 @@ def list_proposals(
         after = page[-1].id
     shown = found[:limit]
     next_cursor = encode_cursor(_LIST, shown[-1].id) if len(found) > limit else None
+    operations = _operations(keeper, domain)
     return plain(
         {
             "domain": domain,
-            "proposals": [proposal_json(keeper.store, keeper.settings, p) for p in shown],
+            "proposals": [proposal_json(operations, p) for p in shown],
             "next_cursor": next_cursor,
         }
     )
@@ -167,7 +174,7 @@ def open_proposal(request: Request, domain: str, body: ProposalRequest) -> Respo
 def get_proposal(request: Request, domain: str, proposal: str) -> Response:
     keeper, principal = _caller(request, domain)
     scoped = _visible(keeper, principal, domain, proposal)
-    return plain(proposal_json(keeper.store, keeper.settings, scoped.proposal))
+    return plain(proposal_json(_operations(keeper, domain), scoped.proposal))
 
 
 class ReviewRequest(BaseModel):
@@ -199,6 +206,10 @@ class MergeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     message: str | None = Field(default=None, description="Message of the merge Revision.")
+    expected_source_head: str | None = Field(
+        default=None,
+        description="The source head you reviewed: 409 stale-head when the source moved since.",
+    )
 
 
 @router.post("/proposals/{proposal}/merge", summary="Merge a Proposal into its target")
@@ -208,29 +219,26 @@ def merge(
     keeper, principal = _caller(request, domain)
     found = _visible(keeper, principal, domain, proposal).original
     principal.require("proposal.merge", domain, found.target_branch)
-    state = approval_state(keeper.store, keeper.settings, found)
-    blockers = [b for b in state["blockers"] if b != "open-conflicts"]
-    if found.status == "open" and blockers:
-        raise MergeBlocked(
-            f"Proposal {found.id} cannot merge: {', '.join(blockers)}",
-            proposal=found.id,
-            blockers=blockers,
-        )
-    domain_info = keeper.store.domain(domain)
+    operations = _operations(keeper, domain)
     message = (body.message if body else None) or f"Merge {found.title} ({found.id})"
-    limit = operations_of(keeper.settings, domain_info).max_message_chars
+    limit = operations.max_message_chars
     if len(message) > limit:
         raise InvalidInput(
             "The message is too long", [Issue("message", f"longer than {limit}", "too-long")]
         )
+    # approvals, requests for changes and the source head are decided in the merge's own
+    # transaction, under the lock of the Proposal: a review landing meanwhile is not missed
     merged = keeper.store.writes.merge(
         domain,
         found.id,
         actor=principal.id,
         message=message,
-        max_event_edits=operations_of(keeper.settings, domain_info).side_effect_max_edits,
+        max_event_edits=operations.side_effect_max_edits,
         delete_source=_deletes_source(keeper, domain, found),
-        check=merge_check(keeper, principal, domain, found.source_branch, found.target_branch),
+        policy=merge_policy(
+            operations, expected_source_head=body.expected_source_head if body else None
+        ),
+        write_scope=merge_scope(keeper, principal, domain, found.target_branch),
     )
     if not merged.outcome.merged:
         [seen] = ProposalScopes(keeper, principal, domain).scoped([merged.proposal])
@@ -386,7 +394,7 @@ def merge_branch(
             message=body.message or f"Merge {source.name} into {into}",
             resolutions=resolutions,
             expected_head=body.expected_head,
-            check=merge_check(keeper, principal, domain, source.name, into),
+            write_scope=merge_scope(keeper, principal, domain, into),
         )
     except MergeConflicts as refused:
         raise masked_conflicts(keeper, principal, domain, into, refused) from None

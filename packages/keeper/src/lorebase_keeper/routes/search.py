@@ -112,6 +112,11 @@ def put_record_vector(
             raise RecordNotFound(f"{kind} {quoted(key)} does not exist on {quoted(read.branch)}")
         domain_id = read.reader.view.domain.id
     stored = keeper_of(request).store.put_vector(
-        domain_id, kind, key, embedding.model, document["vector"], updated_by=read.principal.id
+        domain_id,
+        kind,
+        key,
+        model=embedding.model,
+        vector=document["vector"],
+        updated_by=read.principal.id,
     )
     return plain({"domain": domain, **stored})

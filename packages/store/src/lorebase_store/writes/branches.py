@@ -13,12 +13,18 @@ from typing import Literal
 
 import sqlalchemy as sa
 
-from lorebase_core.errors import AlreadyExists, BranchNameReserved, BranchNameTaken, Issue
+from lorebase_core.errors import (
+    AlreadyExists,
+    BranchNameReserved,
+    BranchNameTaken,
+    BranchNotFound,
+    Issue,
+)
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.engine import inserted_id
 from lorebase_store.reads.records import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
-from lorebase_store.results import BranchInfo
+from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.versioned.domains import check_branch_name
 from lorebase_store.versioned.views import View, load_branch, make_view
 
@@ -76,6 +82,31 @@ def create_branch_on(
     if mode == "copy":
         _copy_rows(connection, view, branch_id)
     return load_branch(connection, view.domain, name)
+
+
+def find_branch(connection: sa.Connection, domain: DomainInfo, name: str) -> BranchInfo | None:
+    """The live branch `name` of a Domain, or None: one branch by name, not a list of all."""
+    try:
+        return load_branch(connection, domain, name)
+    except BranchNotFound:
+        return None
+
+
+def branches_held(
+    connection: sa.Connection, domain: DomainInfo, prefix: str, created_by: str
+) -> list[str]:
+    """The names of the live branches under `prefix` that `created_by` made, sorted."""
+    pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    found = connection.execute(
+        sa.select(t.branches.c.name).where(
+            t.branches.c.domain_id == domain.id,
+            t.branches.c.deleted.is_(False),
+            t.branches.c.created_by == created_by,
+            t.branches.c.name.like(pattern, escape="\\"),
+        )
+    ).scalars()
+    # SQLite's LIKE ignores case: the prefix is compared again here
+    return sorted(name for name in found if name.startswith(prefix))
 
 
 def _refuse_taken(connection: sa.Connection, domain_id: int, domain: str, name: str) -> None:

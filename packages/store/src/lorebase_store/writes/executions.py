@@ -146,6 +146,23 @@ def invocations_of_proposal(connection: sa.Connection, proposal_id: str) -> list
     return [_invocation(row) for row in rows]
 
 
+def invocations_of_proposals(
+    connection: sa.Connection, proposal_ids: Sequence[str]
+) -> dict[str, list[Invocation]]:
+    """The executions of several Proposals in one statement, by Proposal id."""
+    found: dict[str, list[Invocation]] = {}
+    if not proposal_ids:
+        return found
+    rows = connection.execute(
+        sa.select(t.invocations)
+        .where(t.invocations.c.proposal_id.in_(list(proposal_ids)))
+        .order_by(t.invocations.c.created_at, t.invocations.c.id)
+    ).mappings()
+    for row in rows:
+        found.setdefault(row["proposal_id"], []).append(_invocation(row))
+    return found
+
+
 def _replay(existing: Invocation, digest: str) -> Executed:
     if existing.request_digest != digest:
         raise IdempotencyKeyReused(

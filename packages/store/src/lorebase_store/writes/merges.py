@@ -15,21 +15,23 @@ A Conflict with a resolution (`source`, `target`, or `value` with its value) is 
 When none is left open, the merge commits the taken changes on the target as one Revision whose
 parents are the target head and the source head; a value brought from the source keeps the
 Revision that set it there in its provenance (the row version names the merge Revision).
-`fast_forward` names a merge whose target did not change since the base. A `MergeCheck` given to
-a merge sees the plan before anything is written and may refuse it by raising.
+`fast_forward` names a merge whose target did not change since the base. A write scope given to
+a merge (`require_within`) refuses a plan reaching beyond it before anything is written.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import sqlalchemy as sa
 
+from lorebase_core.access import ReadScope
 from lorebase_core.changes import Change, DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
-from lorebase_core.errors import BadRequest, BranchesUnrelated
+from lorebase_core.errors import BadRequest, BranchesUnrelated, MergeOutsideScope
+from lorebase_core.proposal_policy import within_scope
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
 from lorebase_store.reads.diff import touched
@@ -93,8 +95,35 @@ class MergePlan:
         return dict(sorted(Counter(conflict.code for conflict in self.conflicts).items()))
 
 
-MergeCheck = Callable[[Schema, MergePlan], None]
-"""Called with the target's schema and the plan before a merge writes; raises to refuse it."""
+def require_within(
+    schema: Schema, plan: MergePlan, scope: ReadScope | None, source: str, target: str
+) -> None:
+    """403 `merge-outside-scope` when the plan reaches beyond a write scope (None: no limit).
+
+    A plan reaches the Kinds and Relations of the Records, Links and Conflicts it holds.
+    """
+    if scope is None:
+        return
+    kinds: set[str] = set()
+    relations: set[str] = set()
+    for change in plan.changes:
+        if isinstance(change, UpsertRecord | DeleteRecord):
+            kinds.add(change.kind)
+        else:
+            relations.add(change.relation)
+    for conflict in (*plan.conflicts, *plan.resolved):
+        if conflict.entity == "record":
+            kinds.add(conflict.ref.split("/", 1)[0])
+        else:
+            relations.add(conflict.ref.split(":", 1)[0])
+    if within_scope(scope, schema, sorted(kinds), sorted(relations)):
+        return
+    raise MergeOutsideScope(
+        f"Merging {source!r} into {target!r} writes Records or Links your grants on "
+        f"{target!r} do not cover; someone whose grants cover them merges it",
+        source=source,
+        target=target,
+    )
 
 
 def merge_base(

@@ -2,10 +2,12 @@
 
 A Proposal is `open` until it is `merged` or `closed`. Every merge attempt plans the merge
 (`merges.plan_merge`) with the resolutions given so far, keeps the Conflicts still open as rows
-and records the attempt; a merge commits on the target only when no Conflict is open. Who may
-merge and how many approvals are needed is Keeper's business (docs/writes.md): the store keeps
-the facts and performs the merge in one transaction, with the operation events of the reviewed
-executions it brings.
+and records the attempt; a merge commits on the target only when no Conflict is open. What a
+merge needs besides (approvals, no request for changes, the source head it was decided on, the
+rule of automatic merges) is a `MergePolicy` of `lorebase_core.proposal_policy` that Keeper
+passes in: the store decides it in the transaction that merges, under the lock of the Proposal
+that reviews and resolutions take too, so no write landing in between is missed
+(docs/writes.md). Proposals are read in batches: a page of them costs what one does.
 """
 
 from __future__ import annotations
@@ -17,8 +19,18 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from lorebase_core import proposal_policy as policy
+from lorebase_core.access import ReadScope
 from lorebase_core.changes import Origin
-from lorebase_core.errors import ConflictNotFound, ProposalNotFound, ProposalNotOpen, quoted
+from lorebase_core.errors import (
+    ConflictNotFound,
+    MergeBlocked,
+    ProposalNotFound,
+    ProposalNotOpen,
+    StaleHead,
+    quoted,
+)
+from lorebase_core.proposal_policy import MergePolicy, ReviewFacts
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
@@ -26,19 +38,21 @@ from lorebase_store.commits.commit import CommitRequest, commit_on
 from lorebase_store.engine import is_sqlite
 from lorebase_store.reads.diff import touched
 from lorebase_store.results import BranchInfo, DomainInfo
+from lorebase_store.versioned.schemas import schema_at
 from lorebase_store.versioned.views import ancestry, branch_by_id, load_branch
 from lorebase_store.writes.executions import (
     Invocation,
     invocations_of_proposal,
+    invocations_of_proposals,
     write_operation_events,
 )
 from lorebase_store.writes.ids import new_id
 from lorebase_store.writes.merges import (
     ConflictResolution,
     FoundConflict,
-    MergeCheck,
     MergePlan,
     plan_merge,
+    require_within,
 )
 
 
@@ -132,28 +146,32 @@ class ProposalInfo:
     open_conflicts: int = 0
     resolved_conflicts: int = 0
     attempt: Attempt | None = None
+    target_protected: bool = True
+    """Whether its target branch is protected (a deleted target counts as protected)."""
+
+    @property
+    def facts(self) -> ReviewFacts:
+        """What the merge policy (`lorebase_core.proposal_policy`) reads of it."""
+        return ReviewFacts(
+            self.created_by,
+            [(review.reviewer, review.verdict) for review in self.reviews],
+            self.policy_review,
+            self.open_conflicts,
+        )
 
     @property
     def verdicts(self) -> dict[str, str]:
         """Each reviewer's latest approval or request for changes (comments do not count)."""
-        latest: dict[str, str] = {}
-        for review in self.reviews:
-            if review.verdict in {"approve", "request_changes"}:
-                latest[review.reviewer] = review.verdict
-        return latest
+        return policy.latest_verdicts(self.facts.reviews)
 
     @property
     def approvals(self) -> int:
         """Reviewers whose latest verdict is an approval (never the author's own)."""
-        return sum(
-            1
-            for reviewer, verdict in self.verdicts.items()
-            if verdict == "approve" and reviewer != self.created_by
-        )
+        return policy.approvals(self.facts)
 
     @property
     def changes_requested(self) -> bool:
-        return "request_changes" in self.verdicts.values()
+        return policy.changes_requested(self.facts)
 
 
 def insert_proposal(
@@ -242,79 +260,127 @@ def _attempt(row: Any) -> Attempt:
     )
 
 
+_PROPOSAL_ROWS = sa.select(
+    t.proposals,
+    # a deleted target counts as protected: its Proposal never merges without review
+    sa.or_(t.branches.c.protected, t.branches.c.deleted).label("target_protected"),
+).select_from(t.proposals.outerjoin(t.branches, t.branches.c.id == t.proposals.c.target_branch_id))
+
+
+def _proposals(
+    connection: sa.Connection, domain: DomainInfo, rows: Sequence[Any]
+) -> list[ProposalInfo]:
+    """The Proposals of `rows` with their reviews, Conflict counts and last attempts.
+
+    Three statements whatever the number of rows (reviews, counts and attempts are read for all
+    of them at once), so that a page of Proposals costs what one does.
+    """
+    if not rows:
+        return []
+    ids = [row["id"] for row in rows]
+    reviews: dict[str, list[Review]] = {proposal_id: [] for proposal_id in ids}
+    for r in connection.execute(
+        sa.select(t.proposal_reviews)
+        .where(t.proposal_reviews.c.proposal_id.in_(ids))
+        .order_by(t.proposal_reviews.c.id)
+    ):
+        reviews[r.proposal_id].append(
+            Review(
+                id=r.id,
+                reviewer=r.reviewer,
+                verdict=r.verdict,
+                body=r.body,
+                source_head=r.source_head,
+                created_at=r.created_at,
+            )
+        )
+    counts: dict[tuple[str, str], int] = {
+        (proposal_id, status): int(n)
+        for proposal_id, status, n in connection.execute(
+            sa.select(t.conflicts.c.proposal_id, t.conflicts.c.status, sa.func.count())
+            .where(t.conflicts.c.proposal_id.in_(ids))
+            .group_by(t.conflicts.c.proposal_id, t.conflicts.c.status)
+        ).all()
+    }
+    attempt_ids = [row["last_attempt_id"] for row in rows if row["last_attempt_id"]]
+    attempts = (
+        {
+            a["id"]: _attempt(a)
+            for a in connection.execute(
+                sa.select(t.merge_attempts).where(t.merge_attempts.c.id.in_(attempt_ids))
+            ).mappings()
+        }
+        if attempt_ids
+        else {}
+    )
+    return [
+        ProposalInfo(
+            id=row["id"],
+            domain=domain.name,
+            title=row["title"],
+            description=row["description"],
+            intent=row["intent"],
+            task=row["task"],
+            status=row["status"],
+            source_branch=row["source_branch"],
+            source_branch_id=row["source_branch_id"],
+            target_branch=row["target_branch"],
+            target_branch_id=row["target_branch_id"],
+            policy_review=bool(row["policy_review"]),
+            executions=list(row["executions"]),
+            created_by=row["created_by"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            merged_revision=row["merged_revision"],
+            merged_by=row["merged_by"],
+            merged_at=row["merged_at"],
+            closed_by=row["closed_by"],
+            closed_at=row["closed_at"],
+            reviews=reviews[row["id"]],
+            open_conflicts=counts.get((row["id"], "open"), 0),
+            resolved_conflicts=counts.get((row["id"], "resolved"), 0),
+            attempt=attempts.get(row["last_attempt_id"]) if row["last_attempt_id"] else None,
+            target_protected=row["target_protected"] is not False,
+        )
+        for row in rows
+    ]
+
+
+def lock_proposal(connection: sa.Connection, domain: DomainInfo, proposal_id: str) -> None:
+    """Hold a Proposal's row until the transaction ends (PostgreSQL; SQLite's write lock is).
+
+    Every write that changes what a merge decides on (a review, a resolution, the merge itself)
+    takes it first, so they run one after another and each sees what the one before wrote.
+    """
+    if not is_sqlite(connection):
+        connection.execute(
+            sa.select(t.proposals.c.id)
+            .where(t.proposals.c.id == proposal_id, t.proposals.c.domain_id == domain.id)
+            .with_for_update()
+        )
+
+
 def load_proposal(
     connection: sa.Connection, domain: DomainInfo, proposal_id: str, *, lock: bool = False
 ) -> ProposalInfo:
-    query = sa.select(t.proposals).where(
-        t.proposals.c.id == proposal_id, t.proposals.c.domain_id == domain.id
+    """A Proposal; `lock` holds its row first (`lock_proposal`), so what is read is current."""
+    if lock:
+        lock_proposal(connection, domain, proposal_id)
+    rows = (
+        connection.execute(
+            _PROPOSAL_ROWS.where(
+                t.proposals.c.id == proposal_id, t.proposals.c.domain_id == domain.id
+            )
+        )
+        .mappings()
+        .all()
     )
-    if lock and not is_sqlite(connection):
-        query = query.with_for_update()
-    row = connection.execute(query).mappings().first()
-    if row is None:
+    if not rows:
         raise ProposalNotFound(
             f"Proposal {quoted(proposal_id)} does not exist in Domain {quoted(domain.name)}",
             proposal=proposal_id,
         )
-    reviews = [
-        Review(
-            id=r.id,
-            reviewer=r.reviewer,
-            verdict=r.verdict,
-            body=r.body,
-            source_head=r.source_head,
-            created_at=r.created_at,
-        )
-        for r in connection.execute(
-            sa.select(t.proposal_reviews)
-            .where(t.proposal_reviews.c.proposal_id == proposal_id)
-            .order_by(t.proposal_reviews.c.id)
-        )
-    ]
-    counts: dict[str, int] = dict(
-        connection.execute(
-            sa.select(t.conflicts.c.status, sa.func.count())
-            .where(t.conflicts.c.proposal_id == proposal_id)
-            .group_by(t.conflicts.c.status)
-        ).all()
-    )
-    attempt = None
-    if row["last_attempt_id"]:
-        attempt_row = (
-            connection.execute(
-                sa.select(t.merge_attempts).where(t.merge_attempts.c.id == row["last_attempt_id"])
-            )
-            .mappings()
-            .one()
-        )
-        attempt = _attempt(attempt_row)
-    return ProposalInfo(
-        id=row["id"],
-        domain=domain.name,
-        title=row["title"],
-        description=row["description"],
-        intent=row["intent"],
-        task=row["task"],
-        status=row["status"],
-        source_branch=row["source_branch"],
-        source_branch_id=row["source_branch_id"],
-        target_branch=row["target_branch"],
-        target_branch_id=row["target_branch_id"],
-        policy_review=bool(row["policy_review"]),
-        executions=list(row["executions"]),
-        created_by=row["created_by"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        merged_revision=row["merged_revision"],
-        merged_by=row["merged_by"],
-        merged_at=row["merged_at"],
-        closed_by=row["closed_by"],
-        closed_at=row["closed_at"],
-        reviews=reviews,
-        open_conflicts=int(counts.get("open", 0)),
-        resolved_conflicts=int(counts.get("resolved", 0)),
-        attempt=attempt,
-    )
+    return _proposals(connection, domain, rows)[0]
 
 
 def list_proposals(
@@ -326,15 +392,15 @@ def list_proposals(
     after: str | None = None,
     limit: int = 50,
 ) -> list[ProposalInfo]:
-    query = sa.select(t.proposals.c.id).where(t.proposals.c.domain_id == domain.id)
+    query = _PROPOSAL_ROWS.where(t.proposals.c.domain_id == domain.id)
     if status is not None:
         query = query.where(t.proposals.c.status == status)
     if created_by is not None:
         query = query.where(t.proposals.c.created_by == created_by)
     if after is not None:
         query = query.where(t.proposals.c.id > after)
-    ids = connection.execute(query.order_by(t.proposals.c.id).limit(limit)).scalars().all()
-    return [load_proposal(connection, domain, proposal_id) for proposal_id in ids]
+    rows = connection.execute(query.order_by(t.proposals.c.id).limit(limit)).mappings().all()
+    return _proposals(connection, domain, rows)
 
 
 @dataclass(frozen=True)
@@ -355,18 +421,45 @@ class ProposalReach:
     conflicts: list[ConflictInfo]
 
 
-def proposal_reach(
-    connection: sa.Connection, domain: DomainInfo, proposal: ProposalInfo, *, changes: bool
-) -> ProposalReach:
-    """The reach of a Proposal; `changes` adds the Kinds and Relations its source changed.
+def proposal_reaches(
+    connection: sa.Connection,
+    domain: DomainInfo,
+    proposals: Sequence[ProposalInfo],
+    *,
+    changes: bool,
+) -> dict[str, ProposalReach]:
+    """The reach of each Proposal; `changes` adds the Kinds and Relations its source changed.
 
-    A Proposal that is no longer open is bounded by the source head of its last attempt (the one
-    merged), so later commits on a kept source branch do not change what it touched.
+    Executions and Conflicts are read for all of them at once; what the sources changed is read
+    per Proposal (it compares two branches' histories). A Proposal that is no longer open is
+    bounded by the source head of its last attempt (the one merged), so later commits on a kept
+    source branch do not change what it touched.
     """
-    invocations = {i.id: i for i in invocations_of_proposal(connection, proposal.id)}
-    conflicts = conflicts_of(connection, proposal.id)
-    if not changes:
-        return ProposalReach(None, None, invocations, conflicts)
+    ids = [proposal.id for proposal in proposals]
+    invocations = invocations_of_proposals(connection, ids)
+    conflicts: dict[str, list[ConflictInfo]] = {proposal_id: [] for proposal_id in ids}
+    if ids:
+        for row in connection.execute(
+            sa.select(t.conflicts)
+            .where(t.conflicts.c.proposal_id.in_(ids))
+            .order_by(t.conflicts.c.id)
+        ):
+            conflicts[row.proposal_id].append(_conflict(row))
+    reaches = {}
+    for proposal in proposals:
+        by_id = {i.id: i for i in invocations.get(proposal.id, [])}
+        if not changes:
+            reaches[proposal.id] = ProposalReach(None, None, by_id, conflicts[proposal.id])
+            continue
+        kinds, relations = _changed(connection, domain, proposal)
+        reaches[proposal.id] = ProposalReach(kinds, relations, by_id, conflicts[proposal.id])
+    return reaches
+
+
+def _changed(
+    connection: sa.Connection, domain: DomainInfo, proposal: ProposalInfo
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The Kinds and Relations a Proposal's source changed since it forked from the target's."""
     source = branch_by_id(connection, domain, proposal.source_branch_id)
     target = branch_by_id(connection, domain, proposal.target_branch_id)
     seq = source.head_seq
@@ -381,11 +474,9 @@ def proposal_reach(
     records, links = touched(
         connection, ancestry(connection, source, seq), ancestry(connection, target, target.head_seq)
     )
-    return ProposalReach(
+    return (
         frozenset(kind for kind, _ in records),
         frozenset(relation for relation, _, _ in links),
-        invocations,
-        conflicts,
     )
 
 
@@ -554,33 +645,44 @@ class MergeOutcome:
 def merge_proposal(
     connection: sa.Connection,
     domain: DomainInfo,
-    schema: Schema,
-    proposal: ProposalInfo,
+    proposal_id: str,
     *,
     actor: str,
     message: str,
     max_event_edits: int,
-    check: MergeCheck | None = None,
-) -> MergeOutcome:
-    """Merge an open Proposal when no Conflict is open; its reviewed executions' events with it.
+    policy: MergePolicy | None = None,
+    write_scope: ReadScope | None = None,
+) -> tuple[ProposalInfo, MergeOutcome]:
+    """Decide and merge an open Proposal in the caller's write transaction.
 
-    `check` sees the plan before anything is merged; when it raises, the attempt is rolled back
-    with the rest of the transaction.
+    The decision is made on what holds under the transaction's locks (`decide_merge`): the
+    Proposal (which reviews and resolutions take) and the Domain (which every commit takes
+    first, so no commit lands on the source or the target meanwhile). Then the merge is planned
+    again and commits on the target when no Conflict is open, with the operation events of the
+    reviewed executions it brings. A plan reaching beyond `write_scope` is refused (403
+    `merge-outside-scope`) with the attempt rolled back with the rest of the transaction.
     """
+    # PostgreSQL: the Proposal first, then the Domain, the order of every write on a Proposal
+    # (a review holds the Proposal, then its audit row needs the Domain's); SQLite's write lock
+    # is held already (BEGIN IMMEDIATE)
+    lock_proposal(connection, domain, proposal_id)
+    if not is_sqlite(connection):
+        connection.execute(
+            sa.select(t.domains.c.id).where(t.domains.c.id == domain.id).with_for_update()
+        )
+    proposal = load_proposal(connection, domain, proposal_id)
     if proposal.status != "open":
         raise ProposalNotOpen(
             f"Proposal {quoted(proposal.id)} is {proposal.status}", proposal=proposal.id
         )
+    if policy is not None:
+        decide_merge(proposal, branch_by_id(connection, domain, proposal.source_branch_id), policy)
     target = load_branch(connection, domain, proposal.target_branch)
-    if not is_sqlite(connection):  # hold the target while the merge is planned and committed
-        connection.execute(
-            sa.select(t.branches.c.id).where(t.branches.c.id == target.id).with_for_update()
-        )
+    schema = schema_at(connection, domain, target.head_revision)
     plan, attempt = attempt_merge(connection, domain, schema, proposal, actor)
-    if check is not None:
-        check(schema, plan)
+    require_within(schema, plan, write_scope, proposal.source_branch, proposal.target_branch)
     if plan.conflicts:
-        return MergeOutcome(False, None, attempt)
+        return proposal, MergeOutcome(False, None, attempt)
     head = target.head_revision
     if plan.changes:
         result = commit_on(
@@ -597,7 +699,6 @@ def merge_proposal(
         )
         if result.revision is not None:
             head = result.revision.id
-    target_after = load_branch(connection, domain, proposal.target_branch)
     for invocation in invocations_of_proposal(connection, proposal.id):
         if not invocation.pending_events:
             continue
@@ -605,8 +706,8 @@ def merge_proposal(
             connection,
             domain.id,
             domain.name,
-            target_after.id,
-            target_after.name,
+            target.id,
+            target.name,
             head or "",
             invocation,
             invocation.pending_events,
@@ -627,7 +728,39 @@ def merge_proposal(
         merged_by=actor,
         merged_at=now(),
     )
-    return MergeOutcome(True, head, attempt)
+    return proposal, MergeOutcome(True, head, attempt)
+
+
+def decide_merge(proposal: ProposalInfo, source: BranchInfo, policy: MergePolicy) -> None:
+    """Refuse the merge unless `policy` holds for the Proposal as read under the locks.
+
+    409 `merge-blocked` (with `blockers`) for an automatic merge its rule does not allow and for
+    approvals, requests for changes and review policies; 409 `stale-head` when the source moved
+    since the head the decision was made on.
+    """
+    if policy.auto_merge is not None and not policy.auto_merge.allowed:
+        raise MergeBlocked(
+            f"Proposal {proposal.id} cannot merge automatically: no role of the caller on "
+            f"{proposal.source_branch!r} is in allowed_roles_for_auto_merge",
+            proposal=proposal.id,
+            blockers=["auto-merge-not-allowed"],
+        )
+    refusals = policy.refusals(proposal.facts, proposal.target_protected)
+    if refusals:
+        raise MergeBlocked(
+            f"Proposal {proposal.id} cannot merge: {', '.join(refusals)}",
+            proposal=proposal.id,
+            blockers=refusals,
+        )
+    expected = policy.expected_source_head
+    if expected is not None and source.head_revision != expected:
+        raise StaleHead(
+            f"Branch {source.name!r} moved since the merge was decided: its head is "
+            f"{source.head_revision}, not {expected}; read the Proposal again and merge",
+            branch=source.name,
+            head=source.head_revision,
+            expected_head=expected,
+        )
 
 
 def close_proposal(connection: sa.Connection, proposal: ProposalInfo, actor: str) -> None:

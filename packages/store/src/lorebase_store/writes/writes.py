@@ -2,6 +2,7 @@
 
 Each method is one transaction. Keeper decides who may do what and composes the steps of the
 agent flow (docs/writes.md); here every step keeps its rows consistent and writes its audit entry.
+A merge decides what its `MergePolicy` asks in its own transaction (`proposals.merge_proposal`).
 """
 
 from __future__ import annotations
@@ -12,16 +13,18 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from lorebase_core.access import ReadScope
 from lorebase_core.changes import Change, Origin
 from lorebase_core.errors import AgentBranchLimit, AlreadyExists, MergeConflicts, ProposalNotOpen
+from lorebase_core.proposal_policy import MergePolicy
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest, commit_on
 from lorebase_store.engine import is_sqlite, read_transaction, write_transaction
 from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.versioned.schemas import schema_at
-from lorebase_store.versioned.views import list_branches, load_branch, load_domain
+from lorebase_store.versioned.views import load_branch, load_domain
 from lorebase_store.writes.audit import AuditEntry, audit, audit_entries
-from lorebase_store.writes.branches import BranchMode, create_branch_on
+from lorebase_store.writes.branches import BranchMode, branches_held, create_branch_on, find_branch
 from lorebase_store.writes.executions import (
     DryRun,
     Executed,
@@ -33,7 +36,7 @@ from lorebase_store.writes.executions import (
     find_invocation,
     invocation_by_id,
 )
-from lorebase_store.writes.merges import ConflictResolution, MergeCheck, MergePlan, plan_merge
+from lorebase_store.writes.merges import ConflictResolution, MergePlan, plan_merge, require_within
 from lorebase_store.writes.proposals import (
     Attempt,
     ConflictInfo,
@@ -51,7 +54,7 @@ from lorebase_store.writes.proposals import (
     merge_proposal,
     open_proposal_between,
     open_proposals_from,
-    proposal_reach,
+    proposal_reaches,
     resolve_conflict,
     update_proposal,
 )
@@ -123,21 +126,15 @@ class Writes:
         """The task branch `name`: reused when `principal` made it, else made (within the limit)."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            branches = list_branches(connection, info)
-            existing = [b for b in branches if b.name == name]
-            if existing:
-                branch = existing[0]
+            branch = find_branch(connection, info, name)
+            if branch is not None:
                 if branch.created_by != principal:
                     raise AlreadyExists(
                         f"Task branch {name!r} belongs to {branch.created_by!r}; name another task",
                         branch=name,
                     )
                 return TaskBranch(branch, created=False)
-            held = sorted(
-                b.name
-                for b in branches
-                if b.name.startswith(owned_prefix) and b.created_by == principal
-            )
+            held = branches_held(connection, info, owned_prefix, principal)
             if len(held) >= max_open:
                 raise AgentBranchLimit(
                     f"{principal!r} holds {len(held)} task branches (at most {max_open}); "
@@ -249,14 +246,15 @@ class Writes:
         """What each Proposal touches (`proposal_reach`), in one read transaction."""
         with read_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            return {p.id: proposal_reach(connection, info, p, changes=changes) for p in proposals}
+            return proposal_reaches(connection, info, list(proposals), changes=changes)
 
     def review(
         self, domain: str, proposal_id: str, *, reviewer: str, verdict: str, body: str
     ) -> ProposalInfo:
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            proposal = load_proposal(connection, info, proposal_id)
+            # after a merge that held it, this sees the Proposal merged (and refuses)
+            proposal = load_proposal(connection, info, proposal_id, lock=True)
             _require_open(proposal)
             source = connection.execute(
                 sa.select(t.branches.c.head_revision).where(
@@ -287,7 +285,7 @@ class Writes:
     ) -> tuple[ProposalInfo, ConflictInfo]:
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            proposal = load_proposal(connection, info, proposal_id)
+            proposal = load_proposal(connection, info, proposal_id, lock=True)
             _require_open(proposal)
             resolved = resolve_conflict(connection, proposal, conflict_id, resolution, value, by)
             audit(
@@ -304,7 +302,7 @@ class Writes:
     def attempt(self, domain: str, proposal_id: str, *, actor: str) -> tuple[ProposalInfo, Attempt]:
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            proposal = load_proposal(connection, info, proposal_id)
+            proposal = load_proposal(connection, info, proposal_id, lock=True)
             _require_open(proposal)
             target = load_branch(connection, info, proposal.target_branch)
             _, attempt = attempt_merge(
@@ -321,25 +319,25 @@ class Writes:
         message: str,
         max_event_edits: int,
         delete_source: bool,
-        automatic: bool = False,
-        check: MergeCheck | None = None,
+        policy: MergePolicy | None = None,
+        write_scope: ReadScope | None = None,
     ) -> Merged:
-        """Merge the Proposal (when no Conflict is open) and delete its task branch if asked.
+        """Decide and merge the Proposal in one transaction; delete its task branch if asked.
 
-        `check` sees the merge plan first and may refuse it by raising (nothing is kept)."""
+        `policy` is decided under the transaction's locks (`proposals.merge_proposal`: 409
+        `merge-blocked` or `stale-head` when it does not hold); a plan reaching beyond
+        `write_scope` is 403 `merge-outside-scope`. A refusal keeps nothing."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            proposal = load_proposal(connection, info, proposal_id, lock=True)
-            target = load_branch(connection, info, proposal.target_branch)
-            outcome = merge_proposal(
+            proposal, outcome = merge_proposal(
                 connection,
                 info,
-                schema_at(connection, info, target.head_revision),
-                proposal,
+                proposal_id,
                 actor=actor,
                 message=message,
                 max_event_edits=max_event_edits,
-                check=check,
+                policy=policy,
+                write_scope=write_scope,
             )
             deleted = False
             if outcome.merged:
@@ -350,7 +348,7 @@ class Writes:
                     "proposal.merge",
                     proposal_id,
                     revision=outcome.revision,
-                    automatic=automatic,
+                    automatic=policy is not None and policy.auto_merge is not None,
                 )
                 if delete_source:
                     deleted = self._drop_source(connection, info, proposal, actor)
@@ -398,11 +396,11 @@ class Writes:
         message: str,
         resolutions: Mapping[tuple[str, str], ConflictResolution],
         expected_head: str | None = None,
-        check: MergeCheck | None = None,
+        write_scope: ReadScope | None = None,
     ) -> BranchMerge:
         """Merge `source` into `into` now; 409 merge-conflicts lists what stays open.
 
-        `check` sees the merge plan first and may refuse it by raising (nothing is written)."""
+        A plan reaching beyond `write_scope` is 403 `merge-outside-scope` (nothing is written)."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
             target = load_branch(connection, info, into)
@@ -414,8 +412,7 @@ class Writes:
             source_branch = load_branch(connection, info, source)
             schema = schema_at(connection, info, target.head_revision)
             plan = plan_merge(connection, schema, source_branch, target, resolutions)
-            if check is not None:
-                check(schema, plan)
+            require_within(schema, plan, write_scope, source, into)
             if plan.conflicts:
                 raise MergeConflicts(
                     f"Merging {source!r} into {into!r} meets {len(plan.conflicts)} Conflict(s); "
