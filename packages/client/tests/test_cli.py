@@ -151,11 +151,13 @@ def test_branch_create_list_and_show(env: Env, keeper: LiveKeeper) -> None:
 
 
 def test_a_problem_is_reported_on_stderr_with_exit_code_1(env: Env) -> None:
-    result = _run(["record", "get", "Nope", "x"], env)
+    result = _run(["record", "get", "Suplier", "x"], env)
     assert result.exit_code == 1
     assert result.stdout == ""
     assert result.stderr == (
-        "error: Unknown Kind: Kind 'Nope' does not exist in Domain 'supply' [kind-not-found]\n"
+        "error: Unknown Kind: Kind 'Suplier' does not exist in Domain 'supply'; did you mean "
+        "'Supplier'?; Kinds: Contract, Part, Plant, PurchaseOrder, RiskFlag, Supplier "
+        "[kind-not-found]\n"
     )
 
 

@@ -23,7 +23,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from lorebase_core.errors import Issue, LorebaseError, Unauthorized, shortened
+from lorebase_core.errors import (
+    BranchNotFound,
+    DomainNotFound,
+    InvalidInput,
+    Issue,
+    LorebaseError,
+    MalformedJson,
+    MethodNotAllowed,
+    NotFound,
+    Unauthorized,
+    shortened,
+)
 from lorebase_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     problem,
@@ -33,14 +44,6 @@ from lorebase_platform.problems import (
 
 logger = logging.getLogger("lorebase.keeper")
 access_logger = logging.getLogger("lorebase.keeper.access")
-
-
-class NotImplementedYet(LorebaseError):
-    """A part of the API that is planned and not built: 501, naming the missing piece."""
-
-    status = 501
-    code = "not-implemented"
-    title = "Not implemented yet"
 
 
 class ProblemResponse(JSONResponse):
@@ -214,6 +217,37 @@ async def _unauthenticated(request: Request) -> JSONResponse | None:
     return None
 
 
+def with_visible_names(request: Request, error: LorebaseError) -> LorebaseError:
+    """An unknown Domain or branch, its message naming the closest the caller may read.
+
+    The store raises these without knowing the caller, the grants check raises them before the
+    store is asked: both come through here, so an unknown Domain and one the caller may not
+    read answer from the same list (the Domains it may read), and so do branches.
+    """
+    if not isinstance(error, DomainNotFound | BranchNotFound) or error.unknown_name is None:
+        return error
+    keeper = request.app.state.keeper
+    try:
+        principal = keeper.authenticator.principal(request)
+        if isinstance(error, DomainNotFound):
+            domains = [
+                domain.name
+                for domain in keeper.store.domains()
+                if "data.read" in principal.permissions(domain.name, None)
+            ]
+            return DomainNotFound.named(error.unknown_name, domains)
+        if error.domain is None:
+            return error
+        branches = [
+            branch.name
+            for branch in keeper.store.branches(error.domain)
+            if "data.read" in principal.permissions(error.domain, branch.name)
+        ]
+        return BranchNotFound.named(error.unknown_name, error.domain, branches)
+    except LorebaseError:
+        return error
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LorebaseError)
     async def lorebase_error(request: Request, exc: LorebaseError) -> JSONResponse:
@@ -228,6 +262,7 @@ def install_error_handlers(app: FastAPI) -> None:
             refused = await _unauthenticated(request)
             if refused is not None:
                 return refused
+            exc = await run_in_threadpool(with_visible_names, request, exc)
         return _response(problem_document(exc, instance=request.url.path), exc.status)
 
     @app.exception_handler(RequestValidationError)
@@ -246,9 +281,9 @@ def install_error_handlers(app: FastAPI) -> None:
         ]
         malformed = any(error["type"] == "json_invalid" for error in exc.errors())
         status, code, title = (
-            (400, "malformed-json", "Malformed JSON")
+            (MalformedJson.status, MalformedJson.code, MalformedJson.title)
             if malformed
-            else (422, "invalid-input", "Invalid input")
+            else (InvalidInput.status, InvalidInput.code, InvalidInput.title)
         )
         document = problem(
             status,
@@ -265,15 +300,16 @@ def install_error_handlers(app: FastAPI) -> None:
         if isinstance(exc.__cause__, RecursionError):
             # FastAPI answers a body its JSON decoding cannot nest that deep as a bare 400
             document = problem(
-                400,
-                "malformed-json",
-                "Malformed JSON",
+                MalformedJson.status,
+                MalformedJson.code,
+                MalformedJson.title,
                 "The JSON body is nested too deeply to decode: keep bodies to a few dozen levels",
                 issues=[Issue("", "the JSON body is nested too deeply", "too-deep")],
                 instance=request.url.path,
             )
-            return _response(document, 400)
-        code = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "http-error")
+            return _response(document, MalformedJson.status)
+        # the framework's own 404 and 405 carry the codes of our classes; others keep a generic one
+        code = {404: NotFound.code, 405: MethodNotAllowed.code}.get(exc.status_code, "http-error")
         document = problem(
             exc.status_code,
             code,
