@@ -13,11 +13,12 @@ import re
 import time
 import traceback
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -33,8 +34,10 @@ from lorebase_core.errors import (
     MethodNotAllowed,
     NotFound,
     Unauthorized,
+    quoted,
     shortened,
 )
+from lorebase_core.suggestions import hint
 from lorebase_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     problem,
@@ -248,6 +251,54 @@ def with_visible_names(request: Request, error: LorebaseError) -> LorebaseError:
         return error
 
 
+def _model_of(annotation: object) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (`list[Item] | None` holds `Item`)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in get_args(annotation):
+        found = _model_of(argument)
+        if found is not None:
+            return found
+    return None
+
+
+def body_members(request: Request, location: tuple[Any, ...]) -> list[str] | None:
+    """The members the route's body model takes at `location` (a validation error's `loc`
+    without the member itself), as the caller writes them (aliases); None when unknown."""
+    body_field = getattr(request.scope.get("route"), "body_field", None)
+    model = _model_of(getattr(getattr(body_field, "field_info", None), "annotation", None))
+    for part in location[1:]:  # the first part is "body"
+        if model is None:
+            return None
+        if isinstance(part, int):
+            continue
+        field = next(
+            (field for name, field in model.model_fields.items() if part in (name, field.alias)),
+            None,
+        )
+        model = None if field is None else _model_of(field.annotation)
+    if model is None:
+        return None
+    return sorted(field.alias or name for name, field in model.model_fields.items())
+
+
+def _validation_issue(request: Request, error: Any) -> Issue:
+    """One validation error as an issue; a member the body does not take names those it does."""
+    location = tuple(error["loc"])
+    path = ".".join(shortened(str(part)) for part in location[1:]) or str(location[0])
+    if error["type"] == "extra_forbidden" and location[:1] == ("body",) and len(location) > 1:
+        members = body_members(request, location[:-1])
+        if members:
+            member = str(location[-1])
+            return Issue(
+                path,
+                f"unknown member {quoted(member)}{hint(member, members, 'members', listed=0)}; "
+                f"use {', '.join(members)}",
+                error["type"],
+            )
+    return Issue(path, error["msg"], error["type"])
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LorebaseError)
     async def lorebase_error(request: Request, exc: LorebaseError) -> JSONResponse:
@@ -271,14 +322,7 @@ def install_error_handlers(app: FastAPI) -> None:
         if refused is not None:
             return refused
         # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
-        issues = [
-            Issue(
-                ".".join(shortened(str(part)) for part in error["loc"][1:]) or str(error["loc"][0]),
-                error["msg"],
-                error["type"],
-            )
-            for error in exc.errors()
-        ]
+        issues = [_validation_issue(request, error) for error in exc.errors()]
         malformed = any(error["type"] == "json_invalid" for error in exc.errors())
         status, code, title = (
             (MalformedJson.status, MalformedJson.code, MalformedJson.title)
