@@ -6,7 +6,9 @@ Four rules, checked together so that a class added anywhere meets all of them:
 2. every code belongs to one class;
 3. the hierarchy in the module docstring names every class of the module under its base, with its
    status and code, and names no class the module lacks;
-4. the client raises each code as its own class.
+4. the client raises each code as its own class;
+
+and docs/api.md's table of problem codes lists each class, its status, code and title.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from lorebase_core import errors as core_errors
 from lorebase_core.errors import InvalidInput, Issue, LorebaseError
 
 PACKAGES = Path(__file__).resolve().parents[2]
+API_DOC = PACKAGES.parent / "docs" / "api.md"
+_DOC_ROW = re.compile(r"^\| (\d{3}) \| `([^`]+)` \| `(\w+)` \| (.+) \|$")
 _TREE_LINE = re.compile(
     r"^    (?P<indent>[│├└─ ]*)(?P<name>[A-Z]\w+)\s+(?P<status>\d{3}) (?P<code>\S+)"
 )
@@ -97,3 +101,14 @@ def test_every_problem_class_is_one_class_of_lorebase_core_errors() -> None:
         )
         answer = httpx.Response(cls.status, json=error.to_problem(), request=request)
         assert type(error_from_response(answer)) is cls, cls.code
+
+
+def test_the_api_document_lists_every_problem_code() -> None:
+    classes = [cls for cls in _every_error_class() if cls.__module__ == core_errors.__name__]
+    documented = {
+        match.groups()
+        for line in API_DOC.read_text("utf-8").splitlines()
+        if (match := _DOC_ROW.match(line))
+    }
+    expected = {(str(cls.status), cls.code, cls.__name__, cls.title) for cls in classes}
+    assert sorted(documented) == sorted(expected)
