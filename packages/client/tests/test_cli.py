@@ -9,13 +9,18 @@ import socket
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner, Result
+from packages.client.tests.conftest import serve_in_thread
 
+from lorebase_client import AsyncLorebaseClient, LorebaseClient
 from lorebase_client.cli import main
+from lorebase_keeper.app import create_app
+from lorebase_platform.settings import Settings
 
 if TYPE_CHECKING:
     from conftest import LiveKeeper
@@ -151,11 +156,13 @@ def test_branch_create_list_and_show(env: Env, keeper: LiveKeeper) -> None:
 
 
 def test_a_problem_is_reported_on_stderr_with_exit_code_1(env: Env) -> None:
-    result = _run(["record", "get", "Nope", "x"], env)
+    result = _run(["record", "get", "Suplier", "x"], env)
     assert result.exit_code == 1
     assert result.stdout == ""
     assert result.stderr == (
-        "error: Unknown Kind: Kind 'Nope' does not exist in Domain 'supply' [kind-not-found]\n"
+        "error: Unknown Kind: Kind 'Suplier' does not exist in Domain 'supply'; did you mean "
+        "'Supplier'?; Kinds: Contract, Part, Plant, PurchaseOrder, RiskFlag, Supplier "
+        "[kind-not-found]\n"
     )
 
 
@@ -201,6 +208,45 @@ def test_keeper_unreachable(env: Env) -> None:
     result = _run(["schema", "--url", url], env)
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: cannot reach Keeper at {url}: ")
+    assert "Is it running? Start one with `lorebase serve`" in result.stderr
+
+
+def test_keeper_unreachable_names_the_url_of_the_environment(env: Env) -> None:
+    url = _closed_url()
+    result = _run(["record", "get", "Supplier", "S-1001"], {**env, "LOREBASE_URL": url})
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: cannot reach Keeper at {url}: ")
+    assert "`lorebase serve`, or point --url (or $LOREBASE_URL) at yours" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def open_keeper(keeper: LiveKeeper) -> Iterator[str]:
+    """A Keeper in auth mode none over the same database: every request is the local admin."""
+    app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=keeper.store)
+    with serve_in_thread(app) as url:
+        yield url
+
+
+def test_a_key_sent_to_a_keeper_in_auth_mode_none_is_said_unused(
+    env: Env, open_keeper: str
+) -> None:
+    result = _run(["schema"], {**env, "LOREBASE_URL": open_keeper})
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["domain"] == "supply"
+    assert result.stderr == (
+        f"warning: Keeper at {open_keeper} runs in auth mode none: the API key was not used "
+        "(every request acts as the local administrator)\n"
+    )
+    failed = _run(["record", "get", "Nope", "x"], {**env, "LOREBASE_URL": open_keeper})
+    assert failed.exit_code == 1
+    assert "warning: Keeper at" in failed.stderr
+
+
+def test_no_warning_without_a_key_or_with_a_keeper_that_uses_it(env: Env, open_keeper: str) -> None:
+    keyless = _run(["schema"], {**env, "LOREBASE_URL": open_keeper, "LOREBASE_API_KEY": None})
+    assert (keyless.exit_code, keyless.stderr) == (0, "")
+    checked = _run(["schema"], env)
+    assert (checked.exit_code, checked.stderr) == (0, "")
 
 
 def test_a_url_that_is_not_one(env: Env) -> None:
@@ -264,3 +310,28 @@ def test_the_installed_program_in_a_real_process(keeper: LiveKeeper) -> None:
     )
     assert failed.returncode == 1
     assert "[record-not-found]" in failed.stderr
+
+
+def test_the_clients_say_when_keeper_did_not_use_their_key(
+    keeper: LiveKeeper, open_keeper: str
+) -> None:
+    with LorebaseClient(open_keeper, api_key=keeper.admin_key) as unused:
+        unused.schema("supply")
+        assert unused.key_unused
+    with (
+        LorebaseClient(open_keeper) as keyless,
+        LorebaseClient(keeper.url, api_key=keeper.admin_key) as used,
+    ):
+        keyless.schema("supply")
+        used.schema("supply")
+        assert not keyless.key_unused
+        assert not used.key_unused
+
+
+@pytest.mark.anyio
+async def test_the_async_client_says_when_keeper_did_not_use_its_key(
+    keeper: LiveKeeper, open_keeper: str
+) -> None:
+    async with AsyncLorebaseClient(open_keeper, api_key=keeper.admin_key) as unused:
+        await unused.schema("supply")
+        assert unused.key_unused

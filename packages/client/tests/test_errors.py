@@ -158,7 +158,10 @@ def test_an_unknown_kind_is_kind_not_found(
         admin.records("supply", "Nope")
     assert caught.value.response.status_code == 404
     assert_problem(response_of(caught.value), 404, "kind-not-found")
-    assert caught.value.detail == "Kind 'Nope' does not exist in Domain 'supply'"
+    assert caught.value.detail == (
+        "Kind 'Nope' does not exist in Domain 'supply'; "
+        "Kinds: Contract, Part, Plant, PurchaseOrder, RiskFlag, Supplier"
+    )
 
 
 def test_an_unknown_record_and_relation(

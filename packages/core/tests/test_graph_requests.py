@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import KindForbidden, KindNotFound, RelationNotFound
+from lorebase_core.errors import GraphRequestInvalid, KindForbidden, KindNotFound, RelationNotFound
 from lorebase_core.graph_requests import (
-    GraphRequestInvalid,
     NeighborhoodRequest,
     TraverseRequest,
     parse_neighborhood,

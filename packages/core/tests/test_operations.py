@@ -268,7 +268,7 @@ def test_every_parameter_problem_is_reported_together(supply: Schema) -> None:
         Issue("parameters.city", "expected a string, got int 7", "value.invalid"),
         Issue(
             "parameters.colour",
-            "'colour' is not a parameter of this Operation "
+            "'colour' is not a parameter of this Operation; did you mean 'country'? "
             "(its parameters: city, country, key, risk_score, status, tier)",
             "parameter.unknown",
         ),
@@ -521,3 +521,14 @@ def test_summary_without_parameters(supply: Schema) -> None:
     assert execution_summary("update_supplier", operation, {}, "inv_1") == (
         "- update_supplier() [inv_1]"
     )
+
+
+def test_an_unknown_parameter_names_the_closest(supply: Schema) -> None:
+    assert invalid(supply, "update_supplier", {"key": "S-1001", "risk_scor": 5}) == [
+        Issue(
+            "parameters.risk_scor",
+            "'risk_scor' is not a parameter of this Operation; did you mean 'risk_score'? "
+            "(its parameters: city, country, key, risk_score, status, tier)",
+            "parameter.unknown",
+        ),
+    ]

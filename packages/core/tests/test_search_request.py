@@ -7,14 +7,15 @@ from pathlib import Path
 import pytest
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import KindNotFound, TraitNotFound
-from lorebase_core.schema import load_schema
-from lorebase_core.search_request import (
+from lorebase_core.errors import (
+    KindNotFound,
     LensUnknown,
     SearchInvalid,
     SemanticUnavailable,
-    parse_search,
+    TraitNotFound,
 )
+from lorebase_core.schema import load_schema
+from lorebase_core.search_request import parse_search
 
 SUPPLY = load_schema(
     (Path(__file__).parents[3] / "examples" / "supply" / "schema.yaml").read_text("utf-8")

@@ -172,7 +172,7 @@ def test_key_revoke_twice_keeps_the_first_revocation(database_url: str, store: S
 # -- lorebase grant --------------------------------------------------------------------------------
 
 
-def test_grant_add_prints_the_grant(database_url: str, store: Store) -> None:
+def test_grant_add_prints_the_grant(database_url: str, supply: Store) -> None:
     document = add_grant(database_url, "usr_ana", "editor", "--branch", "agent/*")
     assert {name: document[name] for name in ("principal", "domain", "branch", "role")} == {
         "principal": "usr_ana",
@@ -184,7 +184,7 @@ def test_grant_add_prints_the_grant(database_url: str, store: Store) -> None:
     assert isinstance(document["id"], int)
 
 
-def test_grant_add_with_kinds_and_clearances(database_url: str, store: Store) -> None:
+def test_grant_add_with_kinds_and_clearances(database_url: str, supply: Store) -> None:
     document = add_grant(
         database_url,
         "usr_ana",
@@ -215,7 +215,7 @@ async def test_a_narrowed_grant_with_a_clearance_shapes_what_keeper_answers(
     assert_problem(part, 404, "kind-not-found")
 
 
-def test_grant_list_prints_one_json_document_per_grant(database_url: str, store: Store) -> None:
+def test_grant_list_prints_one_json_document_per_grant(database_url: str, supply: Store) -> None:
     first = add_grant(database_url, "usr_ana", "viewer", "--branch", "main")
     second = add_grant(database_url, "usr_ben", "admin")
     result = run(grant, "list", database=database_url)
@@ -267,8 +267,49 @@ def test_grant_revoke_of_an_unknown_grant_exits_1(database_url: str, store: Stor
     assert "error: Grant 999 does not exist" in result.stderr
 
 
-def test_a_duplicate_grant_exits_1_naming_the_existing_one(database_url: str, store: Store) -> None:
+def test_a_duplicate_grant_exits_1_naming_the_existing_one(
+    database_url: str, supply: Store
+) -> None:
     made = add_grant(database_url, "usr_ana", "viewer")
     result = run(grant, "add", "usr_ana", "viewer", "--domain", "supply", database=database_url)
     assert result.exit_code == 1
     assert f"(grant {made['id']})" in result.stderr
+
+
+def test_grant_add_refuses_an_unknown_domain_naming_the_closest(
+    database_url: str, supply: Store
+) -> None:
+    result = run(grant, "add", "usr_ana", "viewer", "--domain", "suply", database=database_url)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: Domain 'suply' does not exist; did you mean 'supply'?; Domains: supply\n"
+    )
+    assert supply.grants() == []
+
+
+def test_grant_add_refuses_an_unknown_kind_naming_the_closest(
+    database_url: str, supply: Store
+) -> None:
+    result = run(
+        grant,
+        "add",
+        "usr_ana",
+        "viewer",
+        "--domain",
+        "supply",
+        "--kind",
+        "Suplier",
+        database=database_url,
+    )
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "error: Kind 'Suplier' does not exist in Domain 'supply'; did you mean 'Supplier'?; "
+        "Kinds: Contract, Part, Plant, PurchaseOrder, RiskFlag, Supplier"
+    )
+    assert supply.grants() == []
+
+
+def test_grant_add_takes_a_glob_that_matches_no_domain_yet(database_url: str, store: Store) -> None:
+    result = run(grant, "add", "usr_ana", "viewer", "--domain", "*", database=database_url)
+    assert result.exit_code == 0, result.output
+    assert [found.domain for found in store.grants()] == ["*"]

@@ -207,10 +207,26 @@ async def test_a_domain_without_a_grant_answers_like_an_unknown_domain(
 async def test_an_unknown_domain_answers_alike_for_a_reader_of_every_domain(
     http: httpx.AsyncClient, world: World, supply: Store
 ) -> None:
+    # both callers read supply and no other Domain: the same list to suggest from
     everywhere = _key(supply, "usr_everywhere", domain="*", role="viewer")
     from_store = await _ask(http, everywhere, "nowhere", READS["schema"](None, None))
-    from_grants = await _ask(http, world.outsider, "elsewhere", READS["schema"](None, None))
+    from_grants = await _ask(http, world.main_viewer, "elsewhere", READS["schema"](None, None))
     assert_alike(from_store, from_grants, ("nowhere", "elsewhere"), 404, "domain-not-found")
+    assert from_store.json()["detail"] == "Domain 'nowhere' does not exist; Domains: supply"
+
+
+async def test_an_unknown_domain_suggests_only_domains_the_caller_reads(
+    http: httpx.AsyncClient, world: World
+) -> None:
+    reader = await _ask(http, world.main_viewer, "suply", READS["schema"](None, None))
+    assert_problem(reader, 404, "domain-not-found")
+    assert reader.json()["detail"] == (
+        "Domain 'suply' does not exist; did you mean 'supply'?; Domains: supply"
+    )
+    outsider = await _ask(http, world.outsider, "suply", READS["schema"](None, None))
+    assert_problem(outsider, 404, "domain-not-found")
+    assert outsider.json()["detail"] == "Domain 'suply' does not exist"
+    assert "supply" not in outsider.text.replace("/domains/suply/", "")
 
 
 async def test_the_domain_list_leaves_out_a_domain_without_a_grant(

@@ -21,6 +21,7 @@ from packages.keeper.tests.conftest import Keys
 from packages.keeper.tests.test_app import assert_problem
 from packages.keeper.tests.test_proposal_scope import OPERATIONS, SUPPLY
 
+from lorebase_core.errors import OperationNotFound
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
@@ -229,11 +230,15 @@ async def test_an_operation_on_an_invisible_kind_answers_like_an_unknown_one(
     problem = assert_problem(unknown, 404, "operation-not-found")
     answer = await world.run(who, operation, body, {"Idempotency-Key": "k-1"})
     found = assert_problem(answer, 404, "operation-not-found")
+    # the same answer but for the name, its suggestions drawn from the same visible Operations
+    visible = str(problem["detail"]).partition("; Operations: ")[2].split(", ")
+    expected = OperationNotFound.named(operation, "supply", visible).detail
     named = {
         member: str(value).replace("no_such_operation", operation)
         for member, value in problem.items()
     }
-    assert found == {**problem, **named, "status": 404}  # the same answer but for the name
+    assert found == {**problem, **named, "status": 404, "detail": expected}
+    assert operation not in visible
     assert world.state() == before  # no commit, branch, Proposal, invocation or audit row
     for principal in ("usr_part_editor", "svc_part_agent"):
         assert world.store.writes.invocation("supply", principal, "k-1") is None

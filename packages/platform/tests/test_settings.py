@@ -7,7 +7,8 @@ import pytest
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from lorebase_platform.secrets import SecretError, resolve_secret
+from lorebase_core.errors import SecretError
+from lorebase_platform.secrets import resolve_secret
 from lorebase_platform.settings import Settings, load_settings
 
 EXAMPLE = Path(__file__).parents[3] / "config" / "lorebase.example.yaml"

@@ -20,7 +20,8 @@ from typing import Any
 
 import httpx
 
-from lorebase_client.errors import UnexpectedAnswer, error_from_response
+from lorebase_client.errors import error_from_response
+from lorebase_core.errors import UnexpectedAnswer
 
 REVISION_HEADER = "Lorebase-Revision"
 REPLAYED_HEADER = "Idempotent-Replayed"

@@ -19,6 +19,7 @@ from lorebase_client.connection import (
     DEFAULT_TIMEOUT,
     build_request,
     client_headers,
+    key_unused,
     resolve_api_key,
     resolve_base_url,
 )
@@ -73,6 +74,9 @@ class AsyncLorebaseClient:
             timeout=timeout,
             transport=transport,
         )
+        self.key_unused = False
+        """True once Keeper answered a request of this client without using its API key: it
+        runs in auth mode `none`, where every request acts as the local administrator."""
 
     def __repr__(self) -> str:
         return f"AsyncLorebaseClient({self.base_url!r})"
@@ -93,7 +97,9 @@ class AsyncLorebaseClient:
         await self.aclose()
 
     async def _send(self, request: ApiRequest) -> httpx.Response:
-        return await self._http.send(build_request(self._http, request))
+        response = await self._http.send(build_request(self._http, request))
+        self.key_unused = self.key_unused or key_unused(response)
+        return response
 
     async def _json(self, request: ApiRequest) -> Answer:
         return json_answer(await self._send(request))

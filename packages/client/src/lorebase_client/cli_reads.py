@@ -20,7 +20,7 @@ from click.core import ParameterSource
 
 from lorebase_client.answers import Answer, Text
 from lorebase_client.client import LorebaseClient
-from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV
+from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV, resolve_base_url
 from lorebase_client.errors import problem_of
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
 from lorebase_client.profiles import PROFILE_ENV, PROFILES_ENV, Profile, ProfileError, load_profile
@@ -174,8 +174,15 @@ def _reporting(url: str | None) -> Iterator[None]:
     except LorebaseError as error:
         _report(error)
         sys.exit(1)
+    except httpx.ConnectError as error:
+        click.echo(
+            f"error: cannot reach Keeper at {resolve_base_url(url)}: {error}. Is it running? "
+            f"Start one with `lorebase serve`, or point --url (or ${URL_ENV}) at yours",
+            err=True,
+        )
+        sys.exit(1)
     except httpx.TransportError as error:
-        click.echo(f"error: cannot reach Keeper at {url or DEFAULT_URL}: {error}", err=True)
+        click.echo(f"error: Keeper at {resolve_base_url(url)} did not answer: {error}", err=True)
         sys.exit(1)
     except httpx.InvalidURL as error:
         click.echo(f"error: {url!r} is not a URL Keeper can be reached at: {error}", err=True)
@@ -194,7 +201,15 @@ def run_read(
 ) -> None:
     """Call `read` with a client of Keeper at `url` and print its answer."""
     with _reporting(url), LorebaseClient(url, api_key=api_key) as client:
-        answer = read(client)
+        try:
+            answer = read(client)
+        finally:
+            if client.key_unused:
+                click.echo(
+                    f"warning: Keeper at {client.base_url} runs in auth mode none: the API key "
+                    "was not used (every request acts as the local administrator)",
+                    err=True,
+                )
     _emit(answer)
 
 

@@ -18,6 +18,7 @@ from lorebase_client.connection import (
     DEFAULT_TIMEOUT,
     build_request,
     client_headers,
+    key_unused,
     resolve_api_key,
     resolve_base_url,
 )
@@ -71,6 +72,9 @@ class LorebaseClient:
             timeout=timeout,
             transport=transport,
         )
+        self.key_unused = False
+        """True once Keeper answered a request of this client without using its API key: it
+        runs in auth mode `none`, where every request acts as the local administrator."""
 
     def __repr__(self) -> str:
         return f"LorebaseClient({self.base_url!r})"
@@ -91,7 +95,9 @@ class LorebaseClient:
         self.close()
 
     def _send(self, request: ApiRequest) -> httpx.Response:
-        return self._http.send(build_request(self._http, request))
+        response = self._http.send(build_request(self._http, request))
+        self.key_unused = self.key_unused or key_unused(response)
+        return response
 
     def _json(self, request: ApiRequest) -> Answer:
         return json_answer(self._send(request))

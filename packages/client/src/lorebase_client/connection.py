@@ -14,6 +14,8 @@ API_KEY_ENV = "LOREBASE_API_KEY"
 DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT = 30.0
 USER_AGENT = f"lorebase-client/{VERSION}"
+AUTH_MODE_HEADER = "Lorebase-Auth"
+"""Keeper in auth mode `none` answers every request with `Lorebase-Auth: none`."""
 
 
 def resolve_base_url(base_url: str | None) -> str:
@@ -24,6 +26,13 @@ def resolve_base_url(base_url: str | None) -> str:
 def resolve_api_key(api_key: str | None) -> str | None:
     """`api_key`, else $LOREBASE_API_KEY, else None (Keeper in auth mode `none` needs none)."""
     return api_key or os.environ.get(API_KEY_ENV) or None
+
+
+def key_unused(response: httpx.Response) -> bool:
+    """Whether a request sent with an API key reached a Keeper that did not use it (auth mode
+    `none`: every request acts as the local administrator, whatever key it carries)."""
+    sent = "Authorization" in response.request.headers
+    return sent and response.headers.get(AUTH_MODE_HEADER) == "none"
 
 
 def client_headers(api_key: str | None) -> dict[str, str]:

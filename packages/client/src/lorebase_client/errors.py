@@ -2,17 +2,17 @@
 
 Keeper answers every error as a problem document (`application/problem+json`) with a stable
 `code`. The client raises the `lorebase_core.errors` class declaring that code (a 404
-`kind-not-found` raises `KindNotFound`); a code without a class there raises the class of the
-status (400 `BadRequest`, 401 `Unauthorized`, 403 `Forbidden`, 404 `NotFound`, 409 `Conflict`,
+`kind-not-found` raises `KindNotFound`; every code has its class there); a code the client does
+not know (a newer Keeper's) raises the class of the status (400 `BadRequest`, 401 `Unauthorized`, 403 `Forbidden`, 404 `NotFound`, 409 `Conflict`,
 422 `InvalidInput`, anything else `LorebaseError`). Each raised error carries:
 
 - `response`: the `httpx.Response` (also `response_of(error)`, typed);
 - `problem`: the problem document as Keeper sent it, with its own `code` (also `problem_of(error)`);
 - `detail`, the document's other members in `extra`, and for `InvalidInput` its `issues`.
 
-Errors the client raises itself:
+Errors the client raises itself, classes of `lorebase_core.errors` too (exported here):
 
-    LorebaseError (lorebase_core)
+    LorebaseError
     ├── BadRequest
     │   └── InvalidPathSegment   a value that cannot name a path segment (a ValueError too)
     └── UnexpectedAnswer         a success answer that is not what the route answers
@@ -33,11 +33,24 @@ from lorebase_core.errors import (
     Conflict,
     Forbidden,
     InvalidInput,
+    InvalidPathSegment,
     Issue,
     LorebaseError,
     NotFound,
     Unauthorized,
+    UnexpectedAnswer,
 )
+
+__all__ = [
+    "BY_STATUS",
+    "InvalidPathSegment",
+    "UnexpectedAnswer",
+    "classes_by_code",
+    "error_class",
+    "error_from_response",
+    "problem_of",
+    "response_of",
+]
 
 BY_STATUS: dict[int, type[LorebaseError]] = {
     400: BadRequest,
@@ -50,24 +63,6 @@ BY_STATUS: dict[int, type[LorebaseError]] = {
 """The class raised for a status whose code has no class of its own."""
 
 _STANDARD_MEMBERS = frozenset({"type", "title", "status", "detail", "code", "issues", "instance"})
-
-
-class InvalidPathSegment(BadRequest, ValueError):
-    """A value that cannot name a path segment: empty, `.` or `..`. Raised before any request.
-
-    It is both a `BadRequest` (the client's errors are Lorebase errors) and a `ValueError`.
-    """
-
-    code = "invalid-path-segment"
-    title = "Invalid path segment"
-
-
-class UnexpectedAnswer(LorebaseError):
-    """A success answer the client cannot read (not JSON, say): is the base URL Keeper's?"""
-
-    status = 502
-    code = "unexpected-answer"
-    title = "Unexpected answer"
 
 
 @functools.cache

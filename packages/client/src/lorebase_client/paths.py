@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from lorebase_client.errors import InvalidPathSegment
+from lorebase_core.errors import InvalidPathSegment
 
 API_PREFIX = "/api/v1"
 

@@ -74,15 +74,14 @@ class ReadScope:
         return [name for name in schema.kinds if self.kind_visible(name)]
 
     def kind(self, schema: Schema, name: str) -> KindDef:
-        """The Kind named in a request; unknown and unreadable Kinds answer alike (404)."""
-        kind = schema.kind(name)
-        if not self.kind_visible(name):
-            if self.invisible_kinds:
-                raise KindNotFound(
-                    f"Kind {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}"
-                )
+        """The Kind named in a request; unknown and unreadable Kinds answer alike (404), naming
+        the closest readable Kinds."""
+        kind = schema.kinds.get(name)
+        if kind is not None and self.kind_visible(name):
+            return kind
+        if kind is not None and not self.invisible_kinds:
             raise KindForbidden(f"Your grants do not cover Kind {quoted(name)}", kind=name)
-        return kind
+        raise KindNotFound.named(name, schema.domain.name, self.visible_kinds(schema))
 
     def relation_visible(self, schema: Schema, name: str) -> bool:
         relation = schema.relations.get(name)
@@ -92,17 +91,30 @@ class ReadScope:
 
     def relation_end(self, schema: Schema, name: str) -> RelationEnd:
         """A Relation by its forward or inverse name; one touching an unreadable Kind is unknown."""
-        end = schema.relation_end(name)
-        if not self.relation_visible(schema, end.name):
-            if self.invisible_kinds:
-                raise RelationNotFound(
-                    f"Relation {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}"
-                )
+        try:
+            end = schema.relation_end(name)
+        except RelationNotFound:
+            end = None
+        if end is not None and self.relation_visible(schema, end.name):
+            return end
+        if end is not None and not self.invisible_kinds:
             raise KindForbidden(f"Your grants do not cover both ends of Relation {quoted(name)}")
-        return end
+        raise RelationNotFound.named(name, schema.domain.name, self.relation_names(schema))
 
     def visible_relations(self, schema: Schema) -> list[str]:
         return [name for name in schema.relations if self.relation_visible(schema, name)]
+
+    def relation_names(self, schema: Schema) -> list[str]:
+        """The forward and inverse names of the readable Relations (what a request may name)."""
+        names: list[str] = []
+        for name in self.visible_relations(schema):
+            inverse = schema.relations[name].inverse
+            names.extend([name, inverse] if inverse else [name])
+        return names
+
+    def visible_traits(self, schema: Schema) -> list[str]:
+        """The Traits some readable Kind carries."""
+        return [name for name in schema.traits if self.trait_visible(schema, name)]
 
     def trait_visible(self, schema: Schema, name: str) -> bool:
         """Whether a Trait is declared and some readable Kind carries it."""
@@ -119,9 +131,7 @@ class ReadScope:
         if not self.trait_visible(schema, name):
             if name in schema.traits and not self.invisible_kinds:
                 raise KindForbidden(f"Your grants do not cover a Kind of Trait {quoted(name)}")
-            raise TraitNotFound(
-                f"Trait {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}"
-            )
+            raise TraitNotFound.named(name, schema.domain.name, self.visible_traits(schema))
         return [kind for kind in schema.kinds_implementing(name) if self.kind_visible(kind)]
 
     # -- values ------------------------------------------------------------------------------

@@ -1,16 +1,28 @@
-"""Errors of Lorebase, shared by every package.
+"""Errors of Lorebase, shared by every package: every problem code has its class here.
 
-Hierarchy (each HTTP-facing class declares its status, code and title):
+Hierarchy (each HTTP-facing class declares its status, code and title; a test checks that this
+tree names every class of the module, each under its base, and that no package defines a class
+of its own):
 
     LorebaseError                     500 internal
     ├── BadRequest                    400 bad-request
     │   ├── BadCursor                 400 bad-cursor
+    │   ├── MalformedJson             400 malformed-json (a body that is not JSON, or too deep)
+    │   ├── SecretError               400 secret-unresolved (a `secret://` reference)
+    │   ├── InvalidPathSegment        400 invalid-path-segment (the client's; a ValueError too)
+    │   ├── BranchesUnrelated         422 branches-unrelated
     │   └── InvalidInput              422 invalid-input (carries every issue with its path)
     │       ├── InvalidText           422 invalid-text (lone surrogates, NUL, bytes not UTF-8)
     │       ├── SchemaInvalid         422 schema-invalid
     │       ├── ValuesInvalid         422 values-invalid
     │       ├── ImportInvalid         422 import-invalid
-    │       └── BranchNameReserved    422 branch-name-reserved (keeper.agent_writes.branch_prefix)
+    │       ├── BranchNameReserved    422 branch-name-reserved (keeper.agent_writes.branch_prefix)
+    │       ├── QueryInvalid          422 query-invalid
+    │       ├── SearchInvalid         422 search-invalid
+    │       ├── GraphRequestInvalid   422 graph-request-invalid
+    │       ├── ContextRequestInvalid 422 context-request-invalid
+    │       ├── LensUnknown           422 lens_unknown
+    │       └── SemanticUnavailable   422 semantic_unavailable
     ├── Unauthorized                  401 unauthorized
     ├── Forbidden                     403 forbidden
     │   ├── KindForbidden             403 kind-forbidden
@@ -27,22 +39,41 @@ Hierarchy (each HTTP-facing class declares its status, code and title):
     │   ├── RecordNotFound            404 record-not-found
     │   ├── RevisionNotOnBranch       404 revision-not-on-branch
     │   ├── TraitNotFound             404 trait-not-found
-    │   └── AttributeNotFound         404 attribute-not-found
+    │   ├── AttributeNotFound         404 attribute-not-found
+    │   ├── OperationNotFound         404 operation-not-found
+    │   ├── ProposalNotFound          404 proposal-not-found
+    │   ├── ConflictNotFound          404 conflict-not-found
+    │   ├── PrincipalNotFound         404 principal-not-found
+    │   ├── KeyNotFound               404 key-not-found
+    │   └── GrantNotFound             404 grant-not-found
+    ├── MethodNotAllowed              405 method-not-allowed (the answer has an Allow header)
     ├── RequestTimeout                408 request-timeout (a body that did not arrive in time)
+    ├── BodyTooLarge                  413 body-too-large (keeper.max_body_bytes)
     ├── UnsafeSettings                500 unsafe-settings (a process refuses to start with them)
+    ├── NotImplementedYet             501 not-implemented (a planned part of the API)
+    ├── UnexpectedAnswer              502 unexpected-answer (the client's: not Keeper's answer)
     └── Conflict                      409 conflict
         ├── AlreadyExists             409 already-exists
         │   └── BranchNameTaken       409 branch-name-taken (differs only in case)
         ├── StaleHead                 409 stale-head
         ├── ImportOverwrites          409 import-overwrites (values set since the folder's import)
-        └── AmbiguousRevision         409 ambiguous-revision
+        ├── AmbiguousRevision         409 ambiguous-revision
+        ├── ReviewRequired            409 review-required
+        ├── IdempotencyKeyReused      409 idempotency-key-reused
+        ├── AgentBranchLimit          409 agent-branch-limit
+        ├── MergeConflicts            409 merge-conflicts
+        ├── MergeBlocked              409 merge-blocked
+        ├── SelfApproval              409 self-approval
+        └── ProposalNotOpen           409 proposal-not-open
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Sized
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from typing import Any, ClassVar
+
+from lorebase_core.suggestions import hint
 
 QUOTED_CHARS = 80
 """Characters of caller text one quote in a message keeps (`quoted`, `shortened`)."""
@@ -149,6 +180,28 @@ class BadCursor(BadRequest):
     title = "Bad cursor"
 
 
+class MalformedJson(BadRequest):
+    """A body that is not JSON, or JSON nested deeper than decoding goes."""
+
+    code = "malformed-json"
+    title = "Malformed JSON"
+
+
+class SecretError(BadRequest):
+    """A `secret://` reference that names no readable file or set environment variable."""
+
+    code = "secret-unresolved"
+    title = "Secret reference cannot be resolved"
+
+
+class InvalidPathSegment(BadRequest, ValueError):
+    """A value that cannot name a path segment: empty, `.` or `..`. The client raises it before
+    any request; it is both a `BadRequest` and a `ValueError`."""
+
+    code = "invalid-path-segment"
+    title = "Invalid path segment"
+
+
 class InvalidInput(BadRequest):
     """Input that was understood but breaks rules; lists every issue."""
 
@@ -195,6 +248,59 @@ class ValuesInvalid(InvalidInput):
 class ImportInvalid(InvalidInput):
     code = "import-invalid"
     title = "Import refused"
+
+
+class QueryInvalid(InvalidInput):
+    """A query document that breaks the rules of the DSL; lists every issue with its JSON path."""
+
+    code = "query-invalid"
+    title = "Invalid query"
+
+
+class SearchInvalid(InvalidInput):
+    """A search document that breaks the rules; lists every issue with its JSON path."""
+
+    code = "search-invalid"
+    title = "Invalid search"
+
+
+class GraphRequestInvalid(InvalidInput):
+    """A traversal or neighborhood request that breaks the rules of docs/graph.md."""
+
+    code = "graph-request-invalid"
+    title = "Invalid graph request"
+
+
+class ContextRequestInvalid(InvalidInput):
+    """A context pack request that breaks the rules of docs/context.md."""
+
+    code = "context-request-invalid"
+    title = "Invalid context request"
+
+
+class LensUnknown(InvalidInput):
+    """A lens the schema does not declare, or none of whose Kinds the caller may read."""
+
+    code = "lens_unknown"
+    title = "Unknown lens"
+
+    @classmethod
+    def named(cls, name: str, domain: str, visible: Iterable[str]) -> LensUnknown:
+        """The error of an unknown lens, also of one the caller may not use: `visible` holds
+        only the lenses the caller may use, whichever the two it is."""
+        return cls(
+            f"Lens {quoted(name)} does not exist in Domain {quoted(domain)}"
+            + hint(name, visible, "the lenses you may use"),
+            [Issue("lens", f"unknown lens {quoted(name)}", "lens_unknown")],
+            lens=name,
+        )
+
+
+class SemanticUnavailable(InvalidInput):
+    """Semantic or hybrid search on a schema without `search.embedding`."""
+
+    code = "semantic_unavailable"
+    title = "Semantic search unavailable"
 
 
 class Unauthorized(LorebaseError):
@@ -246,21 +352,41 @@ class NotFound(LorebaseError):
     code = "not-found"
     title = "Not found"
 
+    unknown_name: str | None = None
+    """The name a request gave that names nothing, when the error came from `named`."""
+
 
 class DomainNotFound(NotFound):
     code = "domain-not-found"
     title = "Unknown Domain"
 
     @classmethod
-    def named(cls, name: str) -> DomainNotFound:
+    def named(cls, name: str, visible: Iterable[str] = ()) -> DomainNotFound:
         """The error of an unknown Domain, also of one the caller may not read: one message, so
-        the two answers are the same bytes but for the name."""
-        return cls(f"Domain {quoted(name)} does not exist")
+        the two answers are the same bytes but for the name. `visible` holds the Domains the
+        caller may read (Keeper fills it in when it answers)."""
+        error = cls(f"Domain {quoted(name)} does not exist" + hint(name, visible, "Domains"))
+        error.unknown_name = name
+        return error
 
 
 class BranchNotFound(NotFound):
     code = "branch-not-found"
     title = "Unknown branch"
+
+    domain: str | None = None
+
+    @classmethod
+    def named(cls, name: str, domain: str, visible: Iterable[str] = ()) -> BranchNotFound:
+        """The error of an unknown branch; `visible` holds the branches the caller may read
+        (Keeper fills it in when it answers)."""
+        error = cls(
+            f"Branch {quoted(name)} does not exist in Domain {quoted(domain)}"
+            + hint(name, visible, "branches")
+        )
+        error.unknown_name = name
+        error.domain = domain
+        return error
 
 
 class RevisionNotFound(NotFound):
@@ -272,10 +398,32 @@ class KindNotFound(NotFound):
     code = "kind-not-found"
     title = "Unknown Kind"
 
+    @classmethod
+    def named(cls, name: str, domain: str, visible: Iterable[str] = ()) -> KindNotFound:
+        """The error of an unknown Kind, also of an invisible one: `visible` holds the Kinds
+        the caller may read (and no other)."""
+        error = cls(
+            f"Kind {quoted(name)} does not exist in Domain {quoted(domain)}"
+            + hint(name, visible, "Kinds")
+        )
+        error.unknown_name = name
+        return error
+
 
 class RelationNotFound(NotFound):
     code = "relation-not-found"
     title = "Unknown Relation"
+
+    @classmethod
+    def named(cls, name: str, domain: str, visible: Iterable[str] = ()) -> RelationNotFound:
+        """The error of an unknown Relation, also of one touching an invisible Kind: `visible`
+        holds the names (forward and inverse) of the Relations the caller may read."""
+        error = cls(
+            f"Relation {quoted(name)} does not exist in Domain {quoted(domain)}"
+            + hint(name, visible, "Relations")
+        )
+        error.unknown_name = name
+        return error
 
 
 class RecordNotFound(NotFound):
@@ -297,10 +445,44 @@ class TraitNotFound(NotFound):
     code = "trait-not-found"
     title = "Unknown Trait"
 
+    @classmethod
+    def named(cls, name: str, domain: str, visible: Iterable[str] = ()) -> TraitNotFound:
+        """The error of an unknown Trait, also of one no readable Kind carries: `visible`
+        holds the Traits some Kind the caller may read carries."""
+        error = cls(
+            f"Trait {quoted(name)} does not exist in Domain {quoted(domain)}"
+            + hint(name, visible, "Traits")
+        )
+        error.unknown_name = name
+        return error
+
 
 class AttributeNotFound(NotFound):
     code = "attribute-not-found"
     title = "Unknown Attribute"
+
+
+class PrincipalNotFound(NotFound):
+    code = "principal-not-found"
+    title = "Unknown principal"
+
+
+class KeyNotFound(NotFound):
+    code = "key-not-found"
+    title = "Unknown API key"
+
+
+class GrantNotFound(NotFound):
+    code = "grant-not-found"
+    title = "Unknown grant"
+
+
+class MethodNotAllowed(LorebaseError):
+    """A method the route does not take; the answer's `Allow` header lists those it does."""
+
+    status = 405
+    code = "method-not-allowed"
+    title = "Method Not Allowed"
 
 
 class RequestTimeout(LorebaseError):
@@ -311,12 +493,36 @@ class RequestTimeout(LorebaseError):
     title = "Request timeout"
 
 
+class BodyTooLarge(LorebaseError):
+    """A request body over keeper.max_body_bytes."""
+
+    status = 413
+    code = "body-too-large"
+    title = "Request body too large"
+
+
 class UnsafeSettings(LorebaseError):
     """Settings a process refuses to start with, because they would expose it (say how to fix)."""
 
     status = 500
     code = "unsafe-settings"
     title = "Unsafe settings"
+
+
+class NotImplementedYet(LorebaseError):
+    """A part of the API that is planned and not built: 501, naming the missing piece."""
+
+    status = 501
+    code = "not-implemented"
+    title = "Not implemented yet"
+
+
+class UnexpectedAnswer(LorebaseError):
+    """A success answer the client cannot read (not JSON, say): is the base URL Keeper's?"""
+
+    status = 502
+    code = "unexpected-answer"
+    title = "Unexpected answer"
 
 
 class Conflict(LorebaseError):
@@ -373,11 +579,16 @@ class OperationNotFound(NotFound):
     title = "Unknown Operation"
 
     @classmethod
-    def named(cls, name: str, domain: str) -> OperationNotFound:
-        """The error of an unknown Operation, also of one the caller's grants make invisible."""
-        return cls(
-            f"Operation {quoted(name)} does not exist in Domain {quoted(domain)}", operation=name
+    def named(cls, name: str, domain: str, visible: Iterable[str] = ()) -> OperationNotFound:
+        """The error of an unknown Operation, also of one the caller's grants make invisible:
+        `visible` holds the Operations whose Kinds the caller may read (and no other)."""
+        error = cls(
+            f"Operation {quoted(name)} does not exist in Domain {quoted(domain)}"
+            + hint(name, visible, "Operations"),
+            operation=name,
         )
+        error.unknown_name = name
+        return error
 
 
 class ProposalNotFound(NotFound):

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import BadRequest, InvalidInput, Issue, quoted, shortened
+from lorebase_core.errors import (
+    BadRequest,
+    GraphRequestInvalid,
+    Issue,
+    quoted,
+    shortened,
+)
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import RelationEnd, Schema
 from lorebase_core.schema.document import Direction
@@ -34,13 +40,6 @@ LimitCap = Literal["limit", "max_results"]
 _TRAVERSE_MEMBERS = ("start", "path", "limit", "branch", "at")
 _NEIGHBORHOOD_MEMBERS = ("refs", "depth", "relations", "values", "branch", "at")
 _HOP_MEMBERS = ("rel",)
-
-
-class GraphRequestInvalid(InvalidInput):
-    """A traversal or neighborhood request that breaks the rules of docs/graph.md."""
-
-    code = "graph-request-invalid"
-    title = "Invalid graph request"
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from lorebase_core.expressions import (
 from lorebase_core.records import check_value, key_text
 from lorebase_core.schema.document import Schema
 from lorebase_core.schema.model import EditDef, OperationDef, ValueRules
+from lorebase_core.suggestions import hint
 from lorebase_core.values import CanonicalValue, ValueProblem
 
 MASK = "***"
@@ -97,7 +98,9 @@ def _check_parameters(
         issues.append(
             Issue(
                 f"parameters.{shortened(unknown)}",
-                f"{quoted(unknown)} is not a parameter of this Operation (its parameters: {declared})",
+                f"{quoted(unknown)} is not a parameter of this Operation"
+                f"{hint(unknown, operation.parameters, 'parameters', listed=0)} "
+                f"(its parameters: {declared})",
                 "parameter.unknown",
             )
         )

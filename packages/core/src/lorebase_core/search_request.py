@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import InvalidInput, Issue, quoted, shortened
+from lorebase_core.errors import (
+    Issue,
+    LensUnknown,
+    SearchInvalid,
+    SemanticUnavailable,
+    quoted,
+    shortened,
+)
 from lorebase_core.schema import Schema
 
 SearchMode = Literal["lexical", "semantic", "hybrid"]
@@ -34,23 +41,6 @@ MEMBERS = (
 )
 MAX_QUERY_CHARS = 500
 """The default of `read.search.max_q_chars`."""
-
-
-class SearchInvalid(InvalidInput):
-    """A search document that breaks the rules; lists every issue with its JSON path."""
-
-    code = "search-invalid"
-    title = "Invalid search"
-
-
-class LensUnknown(InvalidInput):
-    code = "lens_unknown"
-    title = "Unknown lens"
-
-
-class SemanticUnavailable(InvalidInput):
-    code = "semantic_unavailable"
-    title = "Semantic search unavailable"
 
 
 @dataclass(frozen=True)
@@ -188,18 +178,12 @@ def _lens_kinds(schema: Schema, scope: ReadScope, name: str) -> list[str]:
                 kinds.update(schema.kinds_implementing(trait))
     readable = [kind for kind in schema.kinds if kind in kinds and scope.kind_visible(kind)]
     if not readable:
-        known = ", ".join(
-            sorted(
-                lens_name
-                for lens_name, lens_def in schema.lenses.items()
-                if any(scope.kind_visible(kind) for kind in _declared_kinds(schema, lens_def))
-            )
-        )
-        raise LensUnknown(
-            f"Lens {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}"
-            + (f"; lenses: {known}" if known else ""),
-            [Issue("lens", f"unknown lens {quoted(name)}", "lens_unknown")],
-        )
+        known = [
+            lens_name
+            for lens_name, lens_def in schema.lenses.items()
+            if any(scope.kind_visible(kind) for kind in _declared_kinds(schema, lens_def))
+        ]
+        raise LensUnknown.named(name, schema.domain.name, known)
     return readable
 
 

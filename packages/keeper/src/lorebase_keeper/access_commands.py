@@ -16,7 +16,7 @@ from typing import TypeVar
 import click
 
 from lorebase_core.access import SENSITIVITY_TAGS
-from lorebase_core.errors import LorebaseError
+from lorebase_core.errors import DomainNotFound, KindNotFound, LorebaseError
 from lorebase_keeper.authz import ROLES
 from lorebase_keeper.commands import command_settings, config_option, database_option
 from lorebase_store import Store
@@ -140,6 +140,7 @@ def add_grant(
 ) -> None:
     """Give PRINCIPAL the ROLE on a Domain's branches."""
     with _store(config_file, database_url) as store:
+        _require_known(store, domain, kinds)
         store.ensure_principal(principal)
         made = store.add_grant(
             principal,
@@ -150,6 +151,21 @@ def add_grant(
             clearances=list(clearances),
         )
     click.echo(json.dumps(made.to_json()))
+
+
+def _require_known(store: Store, domain: str, kinds: tuple[str, ...]) -> None:
+    """A grant names a Domain that exists (a glob such as `*` or `sup*` may match none yet) and
+    Kinds its schema declares: a typo would give a grant that never applies."""
+    if any(char in domain for char in "*?["):
+        return
+    domains = [found.name for found in store.domains()]
+    if domain not in domains:
+        raise DomainNotFound.named(domain, domains)
+    if kinds:
+        schema = store.schema(domain)
+        for kind in kinds:
+            if kind not in schema.kinds:
+                raise KindNotFound.named(kind, domain, schema.kinds)
 
 
 @grant.command("list")

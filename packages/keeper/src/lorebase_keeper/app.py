@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from lorebase_keeper.answers import AnswerCache
-from lorebase_keeper.auth import Authenticator
+from lorebase_keeper.auth import Authenticator, AuthModeHeader
 from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.loopback import require_safe_auth
@@ -78,6 +78,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.add_middleware(PathSegments)
     app.add_middleware(ValidText)
     app.add_middleware(RequestLog)
+    if settings.keeper.auth.mode == "none":
+        app.add_middleware(AuthModeHeader)
     # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
     for module in (
         health,

@@ -13,11 +13,39 @@ import threading
 import time
 
 from fastapi import Request
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_core.errors import Unauthorized
 from lorebase_keeper.authz import Principal, local_admin
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
+
+AUTH_MODE_HEADER = "Lorebase-Auth"
+
+
+class AuthModeHeader:
+    """Pure ASGI middleware of auth mode `none`: every answer says `Lorebase-Auth: none`.
+
+    Every request then acts as the local administrator, whatever credential it carries; a
+    client that sent an API key learns from the header that the key was not used (the CLI says
+    so on stderr), instead of believing it acts as the key's principal.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def marked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message)[AUTH_MODE_HEADER] = "none"
+            await send(message)
+
+        await self.app(scope, receive, marked)
 
 
 class Authenticator:

@@ -13,17 +13,31 @@ import re
 import time
 import traceback
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from lorebase_core.errors import Issue, LorebaseError, Unauthorized, shortened
+from lorebase_core.errors import (
+    BranchNotFound,
+    DomainNotFound,
+    InvalidInput,
+    Issue,
+    LorebaseError,
+    MalformedJson,
+    MethodNotAllowed,
+    NotFound,
+    Unauthorized,
+    quoted,
+    shortened,
+)
+from lorebase_core.suggestions import hint
 from lorebase_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     problem,
@@ -33,14 +47,6 @@ from lorebase_platform.problems import (
 
 logger = logging.getLogger("lorebase.keeper")
 access_logger = logging.getLogger("lorebase.keeper.access")
-
-
-class NotImplementedYet(LorebaseError):
-    """A part of the API that is planned and not built: 501, naming the missing piece."""
-
-    status = 501
-    code = "not-implemented"
-    title = "Not implemented yet"
 
 
 class ProblemResponse(JSONResponse):
@@ -214,6 +220,85 @@ async def _unauthenticated(request: Request) -> JSONResponse | None:
     return None
 
 
+def with_visible_names(request: Request, error: LorebaseError) -> LorebaseError:
+    """An unknown Domain or branch, its message naming the closest the caller may read.
+
+    The store raises these without knowing the caller, the grants check raises them before the
+    store is asked: both come through here, so an unknown Domain and one the caller may not
+    read answer from the same list (the Domains it may read), and so do branches.
+    """
+    if not isinstance(error, DomainNotFound | BranchNotFound) or error.unknown_name is None:
+        return error
+    keeper = request.app.state.keeper
+    try:
+        principal = keeper.authenticator.principal(request)
+        if isinstance(error, DomainNotFound):
+            domains = [
+                domain.name
+                for domain in keeper.store.domains()
+                if "data.read" in principal.permissions(domain.name, None)
+            ]
+            return DomainNotFound.named(error.unknown_name, domains)
+        if error.domain is None:
+            return error
+        branches = [
+            branch.name
+            for branch in keeper.store.branches(error.domain)
+            if "data.read" in principal.permissions(error.domain, branch.name)
+        ]
+        return BranchNotFound.named(error.unknown_name, error.domain, branches)
+    except LorebaseError:
+        return error
+
+
+def _model_of(annotation: object) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (`list[Item] | None` holds `Item`)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in get_args(annotation):
+        found = _model_of(argument)
+        if found is not None:
+            return found
+    return None
+
+
+def body_members(request: Request, location: tuple[Any, ...]) -> list[str] | None:
+    """The members the route's body model takes at `location` (a validation error's `loc`
+    without the member itself), as the caller writes them (aliases); None when unknown."""
+    body_field = getattr(request.scope.get("route"), "body_field", None)
+    model = _model_of(getattr(getattr(body_field, "field_info", None), "annotation", None))
+    for part in location[1:]:  # the first part is "body"
+        if model is None:
+            return None
+        if isinstance(part, int):
+            continue
+        field = next(
+            (field for name, field in model.model_fields.items() if part in (name, field.alias)),
+            None,
+        )
+        model = None if field is None else _model_of(field.annotation)
+    if model is None:
+        return None
+    return sorted(field.alias or name for name, field in model.model_fields.items())
+
+
+def _validation_issue(request: Request, error: Any) -> Issue:
+    """One validation error as an issue; a member the body does not take names those it does."""
+    location = tuple(error["loc"])
+    path = ".".join(shortened(str(part)) for part in location[1:]) or str(location[0])
+    if error["type"] == "extra_forbidden" and location[:1] == ("body",) and len(location) > 1:
+        members = body_members(request, location[:-1])
+        if members:
+            member = str(location[-1])
+            return Issue(
+                path,
+                f"unknown member {quoted(member)}{hint(member, members, 'members', listed=0)}; "
+                f"use {', '.join(members)}",
+                error["type"],
+            )
+    return Issue(path, error["msg"], error["type"])
+
+
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(LorebaseError)
     async def lorebase_error(request: Request, exc: LorebaseError) -> JSONResponse:
@@ -228,6 +313,7 @@ def install_error_handlers(app: FastAPI) -> None:
             refused = await _unauthenticated(request)
             if refused is not None:
                 return refused
+            exc = await run_in_threadpool(with_visible_names, request, exc)
         return _response(problem_document(exc, instance=request.url.path), exc.status)
 
     @app.exception_handler(RequestValidationError)
@@ -236,19 +322,12 @@ def install_error_handlers(app: FastAPI) -> None:
         if refused is not None:
             return refused
         # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
-        issues = [
-            Issue(
-                ".".join(shortened(str(part)) for part in error["loc"][1:]) or str(error["loc"][0]),
-                error["msg"],
-                error["type"],
-            )
-            for error in exc.errors()
-        ]
+        issues = [_validation_issue(request, error) for error in exc.errors()]
         malformed = any(error["type"] == "json_invalid" for error in exc.errors())
         status, code, title = (
-            (400, "malformed-json", "Malformed JSON")
+            (MalformedJson.status, MalformedJson.code, MalformedJson.title)
             if malformed
-            else (422, "invalid-input", "Invalid input")
+            else (InvalidInput.status, InvalidInput.code, InvalidInput.title)
         )
         document = problem(
             status,
@@ -265,15 +344,16 @@ def install_error_handlers(app: FastAPI) -> None:
         if isinstance(exc.__cause__, RecursionError):
             # FastAPI answers a body its JSON decoding cannot nest that deep as a bare 400
             document = problem(
-                400,
-                "malformed-json",
-                "Malformed JSON",
+                MalformedJson.status,
+                MalformedJson.code,
+                MalformedJson.title,
                 "The JSON body is nested too deeply to decode: keep bodies to a few dozen levels",
                 issues=[Issue("", "the JSON body is nested too deeply", "too-deep")],
                 instance=request.url.path,
             )
-            return _response(document, 400)
-        code = {404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "http-error")
+            return _response(document, MalformedJson.status)
+        # the framework's own 404 and 405 carry the codes of our classes; others keep a generic one
+        code = {404: NotFound.code, 405: MethodNotAllowed.code}.get(exc.status_code, "http-error")
         document = problem(
             exc.status_code,
             code,

@@ -13,10 +13,10 @@ import json
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lorebase_core.errors import RequestTimeout
+from lorebase_core.errors import BodyTooLarge, RequestTimeout
 from lorebase_keeper.errors import send_error
 from lorebase_keeper.text import body_issues, invalid_text, is_json
-from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem, problem_document
+from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem_document
 
 
 class BodyLimit:
@@ -76,13 +76,10 @@ class BodyLimit:
         await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, send: Send) -> None:
-        document = problem(
-            413,
-            "body-too-large",
-            "Request body too large",
-            f"Request bodies are limited to {self.max_body_bytes} bytes (keeper.max_body_bytes)",
-            instance=scope.get("path", ""),
+        error = BodyTooLarge(
+            f"Request bodies are limited to {self.max_body_bytes} bytes (keeper.max_body_bytes)"
         )
+        document = problem_document(error, instance=scope.get("path", ""))
         body = json.dumps(document).encode()
         await send(
             {

@@ -59,13 +59,20 @@ def _narrowed(scope: ReadScope, kinds: frozenset[str] | None) -> ReadScope:
     return ReadScope(within, scope.clearances, scope.invisible_kinds)
 
 
+def visible_operations(schema: Schema, scope: ReadScope) -> list[str]:
+    """The Operations all of whose Kinds the scope reads: the ones a caller may learn of."""
+    return [
+        name
+        for name, operation in schema.operations.items()
+        if operation_visible(operation, schema, scope)
+    ]
+
+
 def operation_scope(
     keeper: Keeper, principal: Principal, domain: str, branch: str, schema: Schema, name: str
 ) -> ReadScope:
     """The caller's read scope on the branch, once the Operation is checked against it."""
     scope = _scope(keeper, principal, domain, branch)
-    if name not in schema.operations:  # plan_execution answers an unknown Operation
-        return scope
     operation = visible_operation(schema, name, scope)
     writable = principal.write_kinds(domain, branch, write_permissions(operation))
     outside = sorted(_kinds(operation, schema) - writable) if writable else []
@@ -87,11 +94,11 @@ def visible_operation(schema: Schema, name: str, scope: ReadScope) -> OperationD
     `operation-not-found` (403 `kind-forbidden` for the latter with `invisible_kinds` false).
     """
     operation = schema.operations.get(name)
-    if operation is None:
-        raise OperationNotFound.named(name, schema.domain.name)
+    if operation is None or (
+        not operation_visible(operation, schema, scope) and scope.invisible_kinds
+    ):  # an invisible Operation answers as an unknown one, naming the same visible ones
+        raise OperationNotFound.named(name, schema.domain.name, visible_operations(schema, scope))
     if not operation_visible(operation, schema, scope):
-        if scope.invisible_kinds:
-            raise OperationNotFound.named(name, schema.domain.name)  # as an unknown one
         raise KindForbidden(
             f"Your grants do not cover every Kind that Operation {quoted(name)} edits",
             operation=name,

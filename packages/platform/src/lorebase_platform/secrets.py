@@ -9,14 +9,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lorebase_core.errors import BadRequest
+from lorebase_core.errors import SecretError
 
 PREFIX = "secret://"
-
-
-class SecretError(BadRequest):
-    code = "secret-unresolved"
-    title = "Secret reference cannot be resolved"
 
 
 def is_secret_ref(value: str) -> bool:

@@ -17,7 +17,13 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
-from lorebase_core.errors import AlreadyExists, BadRequest, NotFound
+from lorebase_core.errors import (
+    AlreadyExists,
+    BadRequest,
+    GrantNotFound,
+    KeyNotFound,
+    PrincipalNotFound,
+)
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.engine import inserted_id
@@ -26,21 +32,6 @@ PrincipalType = Literal["user", "service"]
 PRINCIPAL_ID = re.compile(r"^[a-z][a-z0-9_.-]{0,62}$")
 KEY_PREFIX = "lbk_"
 _KEY = re.compile(r"^lbk_([0-9a-f]{12})_([A-Za-z0-9_-]{20,128})$")
-
-
-class PrincipalNotFound(NotFound):
-    code = "principal-not-found"
-    title = "Unknown principal"
-
-
-class KeyNotFound(NotFound):
-    code = "key-not-found"
-    title = "Unknown API key"
-
-
-class GrantNotFound(NotFound):
-    code = "grant-not-found"
-    title = "Unknown grant"
 
 
 @dataclass(frozen=True)

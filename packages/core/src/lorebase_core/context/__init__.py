@@ -5,7 +5,7 @@ Pure: Keeper reads the graph and the history through the store and assembles the
 """
 
 from lorebase_core.context.budget import Renderer, Trimmed, estimate_tokens, trim
-from lorebase_core.context.lenses import LensUnknown, LensView, resolve_lens, trait_kinds
+from lorebase_core.context.lenses import LensView, resolve_lens, trait_kinds
 from lorebase_core.context.pack import (
     LineageEntry,
     Pack,
@@ -20,12 +20,8 @@ from lorebase_core.context.pack import (
     render_json_section,
     section_json,
 )
-from lorebase_core.context.request import (
-    ContextLimits,
-    ContextRequest,
-    ContextRequestInvalid,
-    parse_context,
-)
+from lorebase_core.context.request import ContextLimits, ContextRequest, parse_context
+from lorebase_core.errors import ContextRequestInvalid, LensUnknown
 
 __all__ = [
     "ContextLimits",

@@ -11,17 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import BadRequest, quoted
+from lorebase_core.errors import LensUnknown
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import LensDef
-
-
-class LensUnknown(BadRequest):
-    """A lens the schema does not declare, or none of whose Kinds the caller may read."""
-
-    status = 422
-    code = "lens_unknown"
-    title = "Unknown lens"
 
 
 @dataclass(frozen=True)
@@ -49,12 +41,12 @@ def resolve_lens(schema: Schema, scope: ReadScope, name: str) -> LensView:
     """
     lens = schema.lenses.get(name)
     if lens is None:
-        raise LensUnknown(_unknown(schema, scope, name), lens=name)
+        raise _unknown(schema, scope, name)
     kinds = {kind for kind in lens.kinds if scope.kind_visible(kind)}
     for trait in lens.traits:
         kinds.update(kind for kind in schema.kinds_implementing(trait) if scope.kind_visible(kind))
     if not kinds:
-        raise LensUnknown(_unknown(schema, scope, name), lens=name)
+        raise _unknown(schema, scope, name)
     relations = {schema.relation_end(relation).name for relation in lens.relations}
     return LensView(
         name,
@@ -64,10 +56,9 @@ def resolve_lens(schema: Schema, scope: ReadScope, name: str) -> LensView:
     )
 
 
-def _unknown(schema: Schema, scope: ReadScope, name: str) -> str:
-    known = sorted(lens for lens in schema.lenses if _readable(schema, scope, lens))
-    choices = f"; the lenses you may use: {', '.join(known)}" if known else ""
-    return f"Lens {quoted(name)} does not exist in Domain {quoted(schema.domain.name)}{choices}"
+def _unknown(schema: Schema, scope: ReadScope, name: str) -> LensUnknown:
+    known = [lens for lens in schema.lenses if _readable(schema, scope, lens)]
+    return LensUnknown.named(name, schema.domain.name, known)
 
 
 def _readable(schema: Schema, scope: ReadScope, name: str) -> bool:

@@ -19,7 +19,7 @@ from typing import Literal
 
 from lorebase_core.access import ReadScope
 from lorebase_core.context.lenses import LensView, resolve_lens, trait_kinds
-from lorebase_core.errors import BadRequest, InvalidInput, Issue, shortened
+from lorebase_core.errors import BadRequest, ContextRequestInvalid, Issue, shortened
 from lorebase_core.query import Query, QueryInvalid, parse_query
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Schema
@@ -44,13 +44,6 @@ MEMBERS = (
     "format",
 )
 _QUERY_REFUSED = ("aggregate", "cursor", "branch", "at", "coverage")
-
-
-class ContextRequestInvalid(InvalidInput):
-    """A context pack request that breaks the rules of agents.md section 1."""
-
-    code = "context-request-invalid"
-    title = "Invalid context request"
 
 
 @dataclass(frozen=True)

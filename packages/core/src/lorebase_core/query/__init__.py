@@ -3,6 +3,7 @@
 Pure: the store runs a parsed `Query` (`lorebase_store.reads.query`), Keeper wires both to the route.
 """
 
+from lorebase_core.errors import QueryInvalid
 from lorebase_core.query.cursor import QueryCursor, decode_cursor, encode_cursor
 from lorebase_core.query.model import (
     Aggregate,
@@ -14,7 +15,6 @@ from lorebase_core.query.model import (
     OrderKey,
     Predicate,
     Query,
-    QueryInvalid,
     RelationCount,
     RelationPredicate,
 )

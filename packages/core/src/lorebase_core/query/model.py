@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from lorebase_core.errors import InvalidInput
+from lorebase_core.errors import QueryInvalid
 from lorebase_core.schema.document import Direction, canonical_json
 from lorebase_core.values import JsonValue, ValueType
 
@@ -35,13 +35,6 @@ SortDirection = Literal["asc", "desc"]
 MetricFunction = Literal["count", "sum", "avg", "min", "max"]
 METRIC_FUNCTIONS: tuple[MetricFunction, ...] = ("count", "sum", "avg", "min", "max")
 Place = Literal["where", "select", "order_by", "group_by", "metrics"]
-
-
-class QueryInvalid(InvalidInput):
-    """A query document that breaks the rules of the DSL; lists every issue with its JSON path."""
-
-    code = "query-invalid"
-    title = "Invalid query"
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from lorebase_core.query.model import (
 )
 from lorebase_core.schema import Schema, ValueRules
 from lorebase_core.schema.document import canonical_json
+from lorebase_core.suggestions import hint
 from lorebase_core.values import BaseType, JsonValue, ValueProblem, canonical
 
 MEMBERS = (
@@ -286,7 +287,8 @@ class _Parser:
             known = ", ".join(sorted(target.attributes))
             self.issue(
                 path,
-                f"{target.label} has no Attribute {quoted(name)}; use one of {known}",
+                f"{target.label} has no Attribute {quoted(name)}"
+                f"{hint(name, target.attributes, 'Attributes', listed=0)}; use one of {known}",
                 "unknown-attribute",
             )
             return None

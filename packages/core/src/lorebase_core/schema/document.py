@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from lorebase_core.errors import KindNotFound, RelationNotFound, quoted
+from lorebase_core.errors import KindNotFound, RelationNotFound
 from lorebase_core.schema.model import (
     AttributeDef,
     DomainDef,
@@ -68,9 +68,7 @@ class Schema:
         try:
             return self.kinds[name]
         except KeyError:
-            raise KindNotFound(
-                f"Kind {quoted(name)} does not exist in Domain {quoted(self.domain.name)}"
-            ) from None
+            raise KindNotFound.named(name, self.domain.name) from None
 
     def attribute(self, kind_name: str, attribute_name: str) -> AttributeDef | None:
         return self.kind(kind_name).attributes.get(attribute_name)
@@ -79,9 +77,7 @@ class Schema:
         try:
             return self.relations[name]
         except KeyError:
-            raise RelationNotFound(
-                f"Relation {quoted(name)} does not exist in Domain {quoted(self.domain.name)}"
-            ) from None
+            raise RelationNotFound.named(name, self.domain.name) from None
 
     def relation_end(self, name: str) -> RelationEnd:
         """A Relation by its forward or its inverse name."""
@@ -91,9 +87,7 @@ class Schema:
             return RelationEnd(
                 self._inverse_names[name], self.relations[self._inverse_names[name]], "inverse"
             )
-        raise RelationNotFound(
-            f"Relation {quoted(name)} does not exist in Domain {quoted(self.domain.name)}"
-        )
+        raise RelationNotFound.named(name, self.domain.name)
 
     def kinds_implementing(self, trait_name: str) -> list[str]:
         return sorted(name for name, kind in self.kinds.items() if trait_name in kind.traits)

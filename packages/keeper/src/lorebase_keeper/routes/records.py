@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request, Response
 
 from lorebase_core.errors import RecordNotFound, RelationNotFound, quoted, shortened
+from lorebase_core.suggestions import hint
 from lorebase_keeper.operation_catalog import OperationCatalog
 from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.reading import Read, domain_read, page_limit
@@ -136,9 +137,15 @@ def record_links(
         read.scope.kind(schema, kind)
         end = read.scope.relation_end(schema, relation)
         if end.source_kind != kind:
+            starting = [
+                name
+                for name in read.scope.relation_names(schema)
+                if schema.relation_end(name).source_kind == kind
+            ]
             raise RelationNotFound(
                 f"Relation {quoted(relation)} does not start at Kind {quoted(kind)} "
                 f"(it goes from {end.source_kind} to {end.target_kind})"
+                + hint(relation, starting, f"Relations from {kind}", listed=len(starting))
             )
         size = page_limit(limit, read.keeper.settings.read.records)
         list_name = f"links:{kind}/{key}/{relation}"

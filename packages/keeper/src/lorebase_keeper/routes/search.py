@@ -6,13 +6,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request, Response
 
-from lorebase_core.errors import Issue, RecordNotFound, quoted
-from lorebase_core.search_request import (
-    SearchInvalid,
-    SemanticUnavailable,
-    parse_search,
-    vector_issues,
-)
+from lorebase_core.errors import Issue, RecordNotFound, SearchInvalid, SemanticUnavailable, quoted
+from lorebase_core.search_request import parse_search, vector_issues
 from lorebase_keeper.answers import plain
 from lorebase_keeper.bodies import branch_and_at, json_object
 from lorebase_keeper.reading import domain_read, keeper_of

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from lorebase_keeper.errors import NotImplementedYet
+from lorebase_core.errors import NotImplementedYet
 
 router = APIRouter(tags=["unfinished"])
 

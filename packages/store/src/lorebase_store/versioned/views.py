@@ -105,9 +105,7 @@ def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> Bra
 def load_branch(connection: sa.Connection, domain: DomainInfo, name: str) -> BranchInfo:
     row = connection.execute(_BRANCH, {"domain_id": domain.id, "name": name}).mappings().first()
     if row is None:
-        raise BranchNotFound(
-            f"Branch {quoted(name)} does not exist in Domain {quoted(domain.name)}"
-        )
+        raise BranchNotFound.named(name, domain.name)
     return _branch_info(connection, domain, row)
 
 
@@ -376,9 +374,7 @@ def load_domain_and_branch(
     domain = _domain_info(domain_row)
     if row["branch_id"] is None:
         name = branch_name or domain.default_branch
-        raise BranchNotFound(
-            f"Branch {quoted(name)} does not exist in Domain {quoted(domain.name)}"
-        )
+        raise BranchNotFound.named(name, domain.name)
     branch_row = {
         name.removeprefix("branch_"): value
         for name, value in row.items()
