@@ -176,8 +176,10 @@ def test_proposal_routes() -> None:
         f"{DOMAIN_PATH}/proposals/pr_1/reviews",
         {"verdict": "request_changes"},
     )
-    merge = routes.merge_proposal("supply", "pr_1", message=None)
+    merge = routes.merge_proposal("supply", "pr_1", message=None, expected_source_head=None)
     assert (merge.path, merge.body) == (f"{DOMAIN_PATH}/proposals/pr_1/merge", {})
+    pinned = routes.merge_proposal("supply", "pr_1", message=None, expected_source_head="abc")
+    assert pinned.body == {"expected_source_head": "abc"}
     close = routes.close_proposal("supply", "pr_1")
     assert (close.method, close.path, close.body) == (
         "POST",
@@ -483,6 +485,23 @@ def test_a_proposal_meets_conflicts_resolves_them_and_merges(admin: LorebaseClie
     assert merged["merged_revision"] == admin.branch("supply", target)["head"]
     values = admin.record("supply", "Supplier", "S-1002", branch=target)["values"]
     assert values["risk_score"] == "63"
+
+
+def test_a_merge_pinned_to_the_reviewed_source_head_refuses_a_moved_source(
+    admin: LorebaseClient, assert_problem: ProblemCheck
+) -> None:
+    source, target = _work_branch(admin), _work_branch(admin, "client-writes/target")
+    admin.execute("supply", "update_supplier", {"key": "S-1005", "tier": 2}, branch=source)
+    opened = admin.open_proposal("supply", source, target=target)
+    reviewed = admin.branch("supply", source)["head"]
+    admin.execute("supply", "update_supplier", {"key": "S-1005", "tier": 3}, branch=source)
+    with pytest.raises(Conflict) as caught:
+        admin.merge_proposal("supply", opened["id"], expected_source_head=reviewed)
+    assert_problem(response_of(caught.value), 409, "stale-head")
+    assert admin.proposal("supply", opened["id"])["status"] == "open"
+    head = admin.branch("supply", source)["head"]
+    merged = admin.merge_proposal("supply", opened["id"], expected_source_head=head)
+    assert merged["status"] == "merged"
 
 
 def test_an_unknown_proposal_is_not_found(

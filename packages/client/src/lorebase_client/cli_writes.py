@@ -284,14 +284,29 @@ def proposal_review(
 @proposal_group.command("merge")
 @click.argument("proposal_id", metavar="ID")
 @click.option("--message", default=None, metavar="TEXT", help="The merge Revision's message.")
+@click.option(
+    "--expected-source-head",
+    default=None,
+    metavar="REVISION",
+    help="Refuse (409 stale-head) when the source branch moved past this Revision.",
+)
 @domain_option
 @connection_options
 def proposal_merge(
-    proposal_id: str, message: str | None, domain: str, url: str | None, api_key: str | None
+    proposal_id: str,
+    message: str | None,
+    expected_source_head: str | None,
+    domain: str,
+    url: str | None,
+    api_key: str | None,
 ) -> None:
     """Merge the Proposal ID (approved, without open Conflicts) and print it."""
     run_read(
-        url, api_key, lambda client: client.merge_proposal(domain, proposal_id, message=message)
+        url,
+        api_key,
+        lambda client: client.merge_proposal(
+            domain, proposal_id, message=message, expected_source_head=expected_source_head
+        ),
     )
 
 

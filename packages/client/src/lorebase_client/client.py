@@ -815,16 +815,28 @@ class LorebaseClient:
         return self._json(routes.review_proposal(domain, proposal_id, verdict, body=body))
 
     def merge_proposal(
-        self, domain: str, proposal_id: str, *, message: str | None = None
+        self,
+        domain: str,
+        proposal_id: str,
+        *,
+        message: str | None = None,
+        expected_source_head: str | None = None,
     ) -> Answer:
         """Merge a Proposal into its target; answers the merged Proposal.
+
+        `expected_source_head` (the source head you reviewed) refuses the merge with 409
+        `stale-head` when the source branch moved since.
 
         Raises:
             Conflict: 409 `merge-blocked` (approvals pending, changes requested:
                 `extra["blockers"]`), or 409 when the merge meets Conflicts (see `conflicts`,
                 `resolve_conflict`).
         """
-        return self._json(routes.merge_proposal(domain, proposal_id, message=message))
+        return self._json(
+            routes.merge_proposal(
+                domain, proposal_id, message=message, expected_source_head=expected_source_head
+            )
+        )
 
     def close_proposal(self, domain: str, proposal_id: str) -> Answer:
         """Close a Proposal without merging it; answers the closed Proposal."""

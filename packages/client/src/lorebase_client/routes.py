@@ -464,8 +464,14 @@ def review_proposal(
     return _post(domain, _proposal_route(proposal_id, "reviews"), document)
 
 
-def merge_proposal(domain: str, proposal_id: str, *, message: str | None) -> ApiRequest:
-    return _post(domain, _proposal_route(proposal_id, "merge"), {"message": message})
+def merge_proposal(
+    domain: str, proposal_id: str, *, message: str | None, expected_source_head: str | None
+) -> ApiRequest:
+    return _post(
+        domain,
+        _proposal_route(proposal_id, "merge"),
+        {"message": message, "expected_source_head": expected_source_head},
+    )
 
 
 def close_proposal(domain: str, proposal_id: str) -> ApiRequest:

@@ -53,6 +53,7 @@ from lorebase_keeper.write_scope import (
     masked_issues,
     masked_run,
     merge_scope,
+    missing_permission,
     operation_scope,
     write_permissions,
 )
@@ -193,14 +194,9 @@ def _require_operation(
     principal: Principal, domain: str, branch: str, permissions: tuple[str, ...]
 ) -> None:
     """operation.execute, or operation.execute_custom with the Operation's own permissions."""
-    held = principal.permissions(domain, branch)
-    if set(permissions) <= held:
-        return
-    custom = set(permissions) - {"operation.execute"}
-    if "operation.execute_custom" in held and custom <= held:
-        return
-    missing = sorted(set(permissions) - held)
-    principal.require(missing[0], domain, branch)
+    missing = missing_permission(principal, domain, branch, permissions)
+    if missing is not None:
+        principal.require(missing, domain, branch)
 
 
 def execute_operation(

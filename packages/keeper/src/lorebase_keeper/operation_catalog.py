@@ -16,9 +16,13 @@ from lorebase_core.operation_catalog import describe_operation, operation_kinds
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import OperationDef
 from lorebase_keeper.authz import Principal
-from lorebase_keeper.proposal_scope import operation_visible
 from lorebase_keeper.reading import Read
-from lorebase_keeper.write_scope import visible_operation, write_permissions
+from lorebase_keeper.write_scope import (
+    missing_permission,
+    visible_operation,
+    visible_operations,
+    write_permissions,
+)
 
 Refusal = Literal["forbidden", "kind-forbidden"]
 
@@ -33,11 +37,7 @@ def execute_refusal(
     writable = principal.write_kinds(domain, branch, write_permissions(operation))
     if writable and set(operation_kinds(operation, schema)) - writable:
         return "kind-forbidden"
-    held = principal.permissions(domain, branch)
-    needed = set(operation.permissions)
-    if needed <= held:
-        return None
-    if "operation.execute_custom" in held and needed - {"operation.execute"} <= held:
+    if missing_permission(principal, domain, branch, operation.permissions) is None:
         return None
     return "forbidden"
 
@@ -48,11 +48,7 @@ class OperationCatalog:
     def __init__(self, read: Read) -> None:
         self.read = read
         self.schema = read.reader.schema
-        self.names = [
-            name
-            for name, operation in self.schema.operations.items()
-            if operation_visible(operation, self.schema, read.scope)
-        ]
+        self.names = visible_operations(self.schema, read.scope)
         self.refusals = {
             name: execute_refusal(
                 read.principal, read.domain, read.branch, self.schema.operations[name], self.schema

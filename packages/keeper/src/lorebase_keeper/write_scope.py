@@ -31,6 +31,7 @@ from lorebase_core.errors import (
     ValuesInvalid,
     quoted,
 )
+from lorebase_core.operation_catalog import operation_kinds
 from lorebase_core.operations import MASK
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import OperationDef
@@ -43,6 +44,21 @@ from lorebase_keeper.reading import Keeper
 def write_permissions(operation: OperationDef) -> tuple[str, ...]:
     """The permissions whose grants may run an Operation (its own, or execute_custom)."""
     return (*operation.permissions, "operation.execute_custom")
+
+
+def missing_permission(
+    principal: Principal, domain: str, branch: str, permissions: tuple[str, ...]
+) -> str | None:
+    """The first permission the caller lacks to run an Operation on the branch, None when it
+    may: its own permissions, or `operation.execute_custom` and those besides
+    `operation.execute`."""
+    held = principal.permissions(domain, branch)
+    needed = set(permissions)
+    if needed <= held:
+        return None
+    if "operation.execute_custom" in held and needed - {"operation.execute"} <= held:
+        return None
+    return sorted(needed - held)[0]
 
 
 def _scope(keeper: Keeper, principal: Principal, domain: str, branch: str) -> ReadScope:
@@ -75,7 +91,7 @@ def operation_scope(
     scope = _scope(keeper, principal, domain, branch)
     operation = visible_operation(schema, name, scope)
     writable = principal.write_kinds(domain, branch, write_permissions(operation))
-    outside = sorted(_kinds(operation, schema) - writable) if writable else []
+    outside = sorted(set(operation_kinds(operation, schema)) - writable) if writable else []
     if outside:  # no grant giving the permissions at all: the permission check answers
         granted = ", ".join(sorted(writable or ())) or "none"
         raise KindForbidden(
@@ -118,17 +134,6 @@ def require_kind_writable(
             f"for {kind!r}: ask an administrator for a grant",
             kind=kind,
         )
-
-
-def _kinds(operation: OperationDef, schema: Schema) -> set[str]:
-    found: set[str] = set()
-    for edit in operation.edits:
-        if edit.kind is not None:
-            found.add(edit.kind)
-        elif edit.relation is not None and edit.relation in schema.relations:
-            relation = schema.relations[edit.relation]
-            found |= {relation.from_kind, relation.to_kind}
-    return found
 
 
 def masked_run(
