@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 from fastapi import FastAPI
+from packages.keeper.tests.published_schema import AnswersMatchDocument
 
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
@@ -62,7 +63,10 @@ def keeper_settings() -> Settings:
 
 @pytest.fixture
 def keeper(supply: Store, keeper_settings: Settings) -> FastAPI:
-    return create_app(keeper_settings, store=supply)
+    """Keeper whose every answer is checked against its published OpenAPI document."""
+    app = create_app(keeper_settings, store=supply)
+    app.add_middleware(AnswersMatchDocument, keeper=app)
+    return app
 
 
 @pytest.fixture
