@@ -10,12 +10,13 @@ schema (a missing or extra member, a wrong type) fails the test that made the re
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import jsonschema_rs
 from fastapi import FastAPI
-from fastapi.routing import APIRoute
-from starlette.routing import Match
+from fastapi.routing import APIRoute, iter_route_contexts
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 UNTYPED: dict[str, Any] = {}
@@ -27,16 +28,27 @@ class AnswersMatchDocument:
     def __init__(self, app: ASGIApp, keeper: FastAPI) -> None:
         self.app = app
         self.keeper = keeper
+        self._compiled: list[tuple[re.Pattern[str], set[str], str | None]] | None = None
         self._validators: dict[tuple[str, str, str, str], jsonschema_rs.Draft202012Validator] = {}
+
+    def _routes(self) -> list[tuple[re.Pattern[str], set[str], str | None]]:
+        """(path regex, methods, documented template or None), in the order the router tries."""
+        if self._compiled is None:
+            self._compiled = []
+            for context in iter_route_contexts(self.keeper.routes):
+                route = context.original_route
+                if not isinstance(route, APIRoute) or context.path is None:
+                    continue
+                regex, path_format, _ = compile_path(context.path)
+                documented = path_format if route.include_in_schema else None
+                self._compiled.append((regex, set(context.methods or ()), documented))
+        return self._compiled
 
     def _template(self, scope: Scope) -> str | None:
         """The documented path template of the route that answers, None when none is."""
-        for route in self.keeper.router.routes:
-            match, _ = route.matches(scope)
-            if match == Match.FULL:
-                if isinstance(route, APIRoute) and route.include_in_schema:
-                    return route.path_format
-                return None
+        for regex, methods, documented in self._routes():
+            if scope["method"] in methods and regex.match(scope["path"]):
+                return documented
         return None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -56,11 +68,12 @@ class AnswersMatchDocument:
                 media = headers.get("content-type", "").split(";")[0].strip()
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
-                if not message.get("more_body", False):
-                    self.check(scope["method"], template, status, media, b"".join(chunks))
             await send(message)
 
         await self.app(scope, receive, recording)
+        # checked once the answer is sent: raised inside `send`, an inner layer would catch it
+        if status:
+            self.check(scope["method"], template, status, media, b"".join(chunks))
 
     def check(
         self, method: str, template: str | None, status: int, media: str, body: bytes
