@@ -46,8 +46,12 @@ class AnswersMatchDocument:
 
     def _template(self, scope: Scope) -> str | None:
         """The documented path template of the route that answers, None when none is."""
+        # Keeper matches segments as sent (`segments.SegmentRoute`): a branch `a/changes`
+        # arrives as a%2Fchanges and is no planned `.../{branch}/changes`
+        raw = scope.get("raw_path")
+        path = raw.decode("latin-1").split("?")[0] if raw else scope["path"]
         for regex, methods, documented in self._routes():
-            if scope["method"] in methods and regex.match(scope["path"]):
+            if scope["method"] in methods and regex.match(path):
                 return documented
         return None
 
