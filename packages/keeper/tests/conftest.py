@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
+from packages.keeper.tests.published_schema import AnswersMatchDocument
+from starlette.types import ASGIApp
 
+import lorebase_keeper.app
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
@@ -58,6 +63,24 @@ def keys(supply: Store) -> Keys:
 @pytest.fixture
 def keeper_settings() -> Settings:
     return Settings(keeper={"auth": {"mode": "api_key", "authz": {"grants_cache_ttl_s": 0}}})
+
+
+@pytest.fixture(autouse=True)
+def answers_match_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Keeper a test makes (`create_app`) checks each of its answers against its published
+    OpenAPI document, outermost: the whole suite is the test that the document is accurate."""
+
+    def checked(*args: Any, **kwargs: Any) -> FastAPI:
+        app = FastAPIOffline(*args, **kwargs)
+        build = app.build_middleware_stack
+
+        def stack() -> ASGIApp:
+            return AnswersMatchDocument(build(), app)
+
+        app.build_middleware_stack = stack  # type: ignore[method-assign]
+        return app
+
+    monkeypatch.setattr(lorebase_keeper.app, "FastAPIOffline", checked)
 
 
 @pytest.fixture

@@ -110,5 +110,11 @@ async def test_openapi_lists_the_routes_served(client: httpx.AsyncClient) -> Non
         "/api/v1/domains/{domain}/proposals/{proposal}/conflicts/{conflict}/resolve",
         "/api/v1/domains/{domain}/branches/{branch}/merge",
     } <= set(document["paths"])
-    planned = ("webhooks", "events", "changes")
-    assert not any(path.endswith(planned) for path in document["paths"]), document["paths"]
+    planned = [
+        path for path in document["paths"] if path.endswith(("webhooks", "events", "changes"))
+    ]
+    assert len(planned) == 3, planned
+    for path in planned:  # in the document until they are built, marked as not built yet
+        for operation in document["paths"][path].values():
+            assert operation["x-lorebase-unfinished"] == "change-feed"
+            assert list(operation["responses"]) == ["501", "default"]

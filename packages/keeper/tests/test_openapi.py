@@ -7,12 +7,17 @@ anything else, a 405 lists the path's methods in `Allow`, and Markdown answers a
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from packages.keeper.tests.conftest import Keys
+from packages.keeper.tests.published_schema import AnswersMatchDocument
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
@@ -149,3 +154,129 @@ async def test_markdown_answers_are_declared_in_the_document(
     answer = await http.request(method, path, params=params, json=body)
     assert answer.status_code == 200, answer.text
     assert answer.headers["content-type"].split(";")[0] == "text/markdown"
+
+
+PROBLEM = {"$ref": "#/components/schemas/Problem"}
+DOCS_ROUTES = {"/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"}
+"""The routes that are not operations of the API: the document and its readers."""
+
+
+def _operations(document: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [
+        (method.upper(), path, operation)
+        for path, methods in document["paths"].items()
+        for method, operation in methods.items()
+    ]
+
+
+def _schema_of(response: dict[str, Any], media: str = "application/json") -> object:
+    return response.get("content", {}).get(media, {}).get("schema", {})
+
+
+async def test_every_route_is_in_the_document(keeper: FastAPI, http: httpx.AsyncClient) -> None:
+    document = (await http.get("/openapi.json")).json()
+    routes = {
+        (method, route.path_format)
+        for route in keeper.routes
+        if isinstance(route, APIRoute) and route.path not in DOCS_ROUTES
+        for method in route.methods
+    }
+    documented = {(method, path) for method, path, _ in _operations(document)}
+    assert routes - documented == set(), "routes left out of the document"
+
+
+async def test_every_answer_and_request_body_is_typed(http: httpx.AsyncClient) -> None:
+    """A route whose 2xx (or JSON request body) is `{}` fails here: type it (docs/api.md)."""
+    document = (await http.get("/openapi.json")).json()
+    untyped = []
+    for method, path, operation in _operations(document):
+        responses = operation["responses"]
+        successes = {status: r for status, r in responses.items() if status.startswith("2")}
+        if "x-lorebase-unfinished" in operation:
+            if successes or "501" not in responses:
+                untyped.append(f"{method} {path}: unfinished, so a 501 and no success")
+            continue
+        if not successes:
+            untyped.append(f"{method} {path}: no success answer")
+        for status, response in successes.items():
+            if _schema_of(response) in ({}, None):
+                untyped.append(f"{method} {path} {status}: untyped answer")
+        for status, response in responses.items():
+            problem = _schema_of(response, "application/problem+json")
+            failure = status[0] in "45" or status == "default"
+            if failure and problem != PROBLEM and _schema_of(response) in ({}, None):
+                untyped.append(f"{method} {path} {status}: neither a problem nor typed")
+        body = operation.get("requestBody")
+        if body is not None and _schema_of(body) in ({}, None):
+            untyped.append(f"{method} {path}: untyped request body")
+    assert untyped == []
+
+
+@pytest.mark.parametrize(
+    ("path", "model"),
+    [
+        pytest.param("/query", "QueryRequest", id="query"),
+        pytest.param("/traverse", "TraverseRequest", id="traverse"),
+        pytest.param("/neighborhood", "NeighborhoodRequest", id="neighborhood"),
+        pytest.param("/context", "ContextRequest", id="context"),
+        pytest.param("/resolve", "ResolveTextRequest", id="resolve"),
+        pytest.param("/search", "SearchRequest", id="search"),
+    ],
+)
+async def test_bodies_parsed_by_the_dsl_parsers_are_declared(
+    http: httpx.AsyncClient, path: str, model: str
+) -> None:
+    document = (await http.get("/openapi.json")).json()
+    operation = document["paths"][f"/api/v1/domains/{{domain}}{path}"]["post"]
+    assert _schema_of(operation["requestBody"])["$ref"] == f"#/components/schemas/{model}"
+    assert model in document["components"]["schemas"]
+    assert "$ref" in _schema_of(operation["responses"]["200"])
+
+
+async def test_the_planned_routes_are_in_the_document_marked_unfinished(
+    http: httpx.AsyncClient,
+) -> None:
+    document = (await http.get("/openapi.json")).json()
+    unfinished = document["paths"][f"{API.replace('supply', '{domain}')}/webhooks"]
+    assert set(unfinished) == {"get", "post", "put", "patch", "delete"}
+    for operation in unfinished.values():
+        assert operation["x-lorebase-unfinished"] == "change-feed"
+        assert "not built yet" in operation["description"]
+        assert [status for status in operation["responses"]] == ["501", "default"]
+    answer = await http.get(f"{API}/webhooks")  # the check of the keeper fixture validates it
+    assert_problem(answer, 501, "not-implemented")
+
+
+async def test_a_wrong_shape_fails_the_published_schema(
+    keeper: FastAPI, http: httpx.AsyncClient
+) -> None:
+    """The check every test's answers go through refuses a missing, extra or mistyped member."""
+    check = AnswersMatchDocument(keeper, keeper)
+    record = (await http.get(f"{API}/kinds/Supplier/records/S-1001")).json()
+    path = "/api/v1/domains/{domain}/kinds/{kind}/records/{key}"
+    check.check("GET", path, 200, "application/json", json.dumps(record).encode())
+    wrong = [
+        {key: value for key, value in record.items() if key != "updated_revision"},
+        {**record, "surprise": 1},
+        {**record, "values": ["not", "an", "object"]},
+    ]
+    for body in wrong:
+        with pytest.raises(AssertionError, match="breaks the published schema"):
+            check.check("GET", path, 200, "application/json", json.dumps(body).encode())
+    with pytest.raises(AssertionError, match="media type not declared"):
+        check.check("GET", path, 200, "text/html", b"<p>")
+
+
+async def test_docs_work_offline(anonymous: httpx.AsyncClient) -> None:
+    page = await anonymous.get("/docs")
+    assert page.status_code == 200
+    html = page.text
+    assert re.findall(r"https?://", html) == [], "the page loads something from elsewhere"
+    assets = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert any(asset.endswith(".js") for asset in assets)
+    assert any(asset.endswith(".css") for asset in assets)
+    for asset in assets:
+        answer = await anonymous.get(asset)
+        assert answer.status_code == 200, asset
+        assert answer.content
+    assert (await anonymous.get("/redoc")).status_code == 200

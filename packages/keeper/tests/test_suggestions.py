@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from packages.keeper.tests.conftest import Keys
 from packages.keeper.tests.test_app import assert_problem
 
-from lorebase_store.store import Store
+from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
 

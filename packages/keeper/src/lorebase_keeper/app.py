@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator, AuthModeHeader
@@ -53,7 +54,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         if owned:
             app.state.store.close()
 
-    app = FastAPI(
+    # /docs and /redoc serve their assets from the installed package: no CDN, so they work offline
+    app = FastAPIOffline(
         title="Lorebase Keeper",
         version=VERSION,
         lifespan=lifespan,

@@ -1,4 +1,10 @@
-"""The published OpenAPI document: FastAPI's, plus how callers authenticate.
+"""The published OpenAPI document: FastAPI's, typed, plus how callers authenticate.
+
+Every answer is typed: routes declare the models of `lorebase_keeper.shapes` in their
+decorators (`routes.documented`), request bodies a route parses itself included; every status a
+route does not list is a problem document (`default`), and the planned routes are there with
+their 501, marked `x-lorebase-unfinished`. `/docs` serves Swagger UI from the installed
+`fastapi-offline` package, so it works offline.
 
 With API keys (`keeper.auth.mode: api_key`) every operation requires one, as a Bearer token or
 the `X-API-Key` header (docs/auth.md), except the probes, which declare `security: []`. With
@@ -11,7 +17,9 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from pydantic.json_schema import models_json_schema
 
+from lorebase_keeper.routes.documented import DOCUMENTED_MODELS, PROBLEM_REF
 from lorebase_platform.settings import Settings
 
 SECURITY_SCHEMES: dict[str, Any] = {
@@ -39,6 +47,10 @@ def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
         description=app.description,
         routes=app.routes,
     )
+    _add_documented_models(document)
+    for operations in document["paths"].values():
+        for operation in operations.values():
+            _typed_responses(operation)
     if settings.keeper.auth.mode == "none":
         return document
     document.setdefault("components", {})["securitySchemes"] = SECURITY_SCHEMES
@@ -58,3 +70,41 @@ def install_openapi(app: FastAPI, settings: Settings) -> None:
         return app.openapi_schema
 
     app.openapi = cached  # type: ignore[method-assign]
+
+
+def _add_documented_models(document: dict[str, Any]) -> None:
+    """The problem document and the request bodies routes parse themselves, as components."""
+    _, found = models_json_schema(
+        [(model, "validation") for model in DOCUMENTED_MODELS],
+        ref_template="#/components/schemas/{model}",
+    )
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in found.get("$defs", {}).items():
+        if _members(schemas.setdefault(name, schema)) != _members(schema):
+            # two models of one name: a $ref would name the other one
+            raise ValueError(f"two shapes are called {name!r}: rename one")
+    document["components"]["schemas"] = dict(sorted(schemas.items()))
+
+
+def _members(schema: dict[str, Any]) -> tuple[object, ...]:
+    """What tells two models apart (FastAPI's output schemas leave defaults out)."""
+    return (schema.get("description"), sorted(schema.get("properties", {})), schema.get("enum"))
+
+
+def _typed_responses(operation: dict[str, Any]) -> None:
+    """Problem documents only as application/problem+json, any other status one too, and no
+    success for a route that is not built."""
+    responses: dict[str, Any] = operation["responses"]
+    for status, response in list(responses.items()):
+        content = response.get("content", {})
+        if status[0] in "45" and content.get("application/json") == {"schema": {}}:
+            del content["application/json"]
+        if "x-lorebase-unfinished" in operation and status.startswith("2"):
+            del responses[status]
+    responses.setdefault(
+        "default",
+        {
+            "description": "Any other status: a problem document.",
+            "content": {"application/problem+json": {"schema": PROBLEM_REF}},
+        },
+    )

@@ -10,8 +10,9 @@ from lorebase_core.context import ContextRequestInvalid, parse_context
 from lorebase_core.errors import Issue
 from lorebase_keeper.context_pack import context_answer, context_limits
 from lorebase_keeper.reading import domain_read
-from lorebase_keeper.routes.documented import MARKDOWN_RESPONSES, READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, markdown_answer, request_body
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes.context import ContextAnswer, ContextRequest
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -38,7 +39,8 @@ def _branch(body: Any) -> str | None:
 @router.post(
     "/context",
     summary="A context pack: seed Records, their neighborhood and history",
-    responses=MARKDOWN_RESPONSES,
+    responses=markdown_answer(ContextAnswer),
+    openapi_extra=request_body(ContextRequest),
 )
 def context(
     request: Request,

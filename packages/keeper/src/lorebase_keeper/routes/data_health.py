@@ -8,9 +8,10 @@ from fastapi import APIRouter, Request, Response
 
 from lorebase_keeper.health_report import health_json, health_markdown
 from lorebase_keeper.reading import Read, domain_read
-from lorebase_keeper.routes.documented import MARKDOWN_RESPONSES, READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, markdown_answer
 from lorebase_keeper.routes.parameters import AT, BRANCH, FORMAT
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes.health import HealthAnswer
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -31,7 +32,7 @@ def _answer(request: Request, read: Read, kind: str | None, markdown: bool) -> R
 @router.get(
     "/health",
     summary="How sound the data of a branch is: violations, duplicates, orphans, gaps",
-    responses=MARKDOWN_RESPONSES,
+    responses=markdown_answer(HealthAnswer),
 )
 def domain_health(
     request: Request,
@@ -47,7 +48,7 @@ def domain_health(
 @router.get(
     "/kinds/{kind}/health",
     summary="The health report of one Kind and its Relations",
-    responses=MARKDOWN_RESPONSES,
+    responses=markdown_answer(HealthAnswer),
 )
 def kind_health(
     request: Request,

@@ -1,39 +1,39 @@
-"""What the OpenAPI document says every read may answer besides its 200."""
+"""What the OpenAPI document says routes answer: their typed 2xx, problem documents, headers.
+
+A route declares its answer in its decorator (`responses=answer(Model)`, the model from
+`lorebase_keeper.shapes`) and renders it as before; the document is typed and the bytes do not
+move. Every status a route does not list is a problem document (`default`).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-PROBLEM_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["type", "title", "status", "detail", "code"],
-    "properties": {
-        "type": {"type": "string"},
-        "title": {"type": "string"},
-        "status": {"type": "integer"},
-        "detail": {"type": "string"},
-        "code": {"type": "string", "description": "Stable code, e.g. kind-not-found."},
-        "instance": {"type": "string"},
-        "issues": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string"},
-                    "message": {"type": "string"},
-                    "code": {"type": "string"},
-                },
-            },
-        },
-    },
-}
+from pydantic import BaseModel
+
+from lorebase_keeper.shapes.common import Problem
+
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+DOCUMENTED_MODELS: list[type[BaseModel]] = [Problem]
+"""Models the document holds besides FastAPI's own: the problem document and the request bodies
+routes read themselves (`openapi.openapi_document` adds them to components.schemas)."""
 
 
 def _problem(description: str) -> dict[str, Any]:
     return {
         "description": description,
-        "content": {"application/problem+json": {"schema": PROBLEM_SCHEMA}},
+        "content": {"application/problem+json": {"schema": PROBLEM_REF}},
     }
+
+
+def request_body(model: type[BaseModel]) -> dict[str, Any]:
+    """`openapi_extra` declaring the JSON body of a route that parses the raw body itself (the
+    parsers of `lorebase_core` stay the validators: they list every issue with its path)."""
+    if model not in DOCUMENTED_MODELS:
+        DOCUMENTED_MODELS.append(model)
+    schema = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
 STAMPED_HEADERS = {
@@ -48,7 +48,6 @@ STAMPED_HEADERS = {
 }
 
 READ_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {"description": "The answer, naming its Revision.", "headers": STAMPED_HEADERS},
     304: {
         "description": "Not modified: If-None-Match matched the ETag.",
         "headers": STAMPED_HEADERS,
@@ -63,6 +62,7 @@ READ_RESPONSES: dict[int | str, dict[str, Any]] = {
         "invalid-input, invalid-text, query-invalid, graph-request-invalid: every issue listed."
     ),
 }
+"""What the OpenAPI document says a read may answer besides its success (`read_answer`)."""
 
 
 WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -85,11 +85,40 @@ WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
 """What the OpenAPI document says a write may answer besides its success."""
 
 
-MARKDOWN_RESPONSES: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The answer: JSON, or Markdown for a prompt when `format` is markdown.",
-        "headers": STAMPED_HEADERS,
-        "content": {"application/json": {}, "text/markdown": {"schema": {"type": "string"}}},
+def answer(
+    model: object,
+    status: int = 200,
+    description: str = "The answer.",
+    *,
+    stamped: bool = False,
+) -> dict[int | str, dict[str, Any]]:
+    """The typed success answer of a route (`stamped`: a revision-stamped read's headers).
+
+    `model` is a model of `lorebase_keeper.shapes`, or a union of them.
+    """
+    response: dict[str, Any] = {"model": model, "description": description}
+    if stamped:
+        response["headers"] = STAMPED_HEADERS
+    return {status: response}
+
+
+def read_answer(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+    """The 200 of a revision-stamped read."""
+    return answer(model, description="The answer, naming its Revision.", stamped=True)
+
+
+def markdown_answer(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+    """The 200 of a read that answers Markdown when asked (`format=markdown`)."""
+    return {
+        200: {
+            "model": model,
+            "description": "The answer: JSON, or Markdown for a prompt when `format` is markdown.",
+            "headers": STAMPED_HEADERS,
+            "content": {"application/json": {}, "text/markdown": {"schema": {"type": "string"}}},
+        }
     }
-}
-"""The 200 of a read that answers Markdown when asked (`format=markdown`)."""
+
+
+def unfinished_answer(missing: str) -> dict[int | str, dict[str, Any]]:
+    """The one answer of a planned route: 501 not-implemented, naming the missing piece."""
+    return {501: _problem(f"Not built yet ({missing}): answers 501 not-implemented.")}

@@ -5,12 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from lorebase_keeper.routes.documented import answer
+from lorebase_keeper.shapes.health import Alive, Ready
 from lorebase_store import Store
 
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz", summary="Keeper is running")
+@router.get("/healthz", summary="Keeper is running", responses=answer(Alive))
 def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
@@ -18,7 +20,10 @@ def healthz() -> dict[str, str]:
 @router.get(
     "/readyz",
     summary="Keeper can reach its database",
-    responses={503: {"description": "database unreachable"}},
+    responses={
+        **answer(Ready),
+        **answer(Ready, 503, "The database is unreachable."),
+    },
 )
 def readyz(request: Request) -> JSONResponse:
     store: Store = request.app.state.store

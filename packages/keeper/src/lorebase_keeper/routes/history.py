@@ -8,10 +8,11 @@ from fastapi import APIRouter, Query, Request, Response
 
 from lorebase_keeper.explanation import explain_json, explain_markdown
 from lorebase_keeper.reading import domain_read, page_limit
-from lorebase_keeper.routes.documented import MARKDOWN_RESPONSES, READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, markdown_answer, read_answer
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import lineage_json
+from lorebase_keeper.shapes.history import ExplainAnswer, HistoryPage, LineageAnswer
 from lorebase_store import cursor_revision
 
 router = APIRouter(
@@ -22,7 +23,11 @@ router = APIRouter(
 )
 
 
-@router.get("/history", summary="Every change of one Record on the branch, newest first")
+@router.get(
+    "/history",
+    summary="Every change of one Record on the branch, newest first",
+    responses=read_answer(HistoryPage),
+)
 def record_history(
     request: Request,
     domain: str,
@@ -64,7 +69,11 @@ def record_history(
         return read.answer(request, compute)
 
 
-@router.get("/lineage", summary="Where each current value of a Record came from")
+@router.get(
+    "/lineage",
+    summary="Where each current value of a Record came from",
+    responses=read_answer(LineageAnswer),
+)
 def record_lineage(
     request: Request, domain: str, kind: str, key: str, branch: BRANCH = None, at: AT = None
 ) -> Response:
@@ -89,7 +98,7 @@ def record_lineage(
 @router.get(
     "/explain",
     summary="Why a Record exists and why its values are what they are",
-    responses=MARKDOWN_RESPONSES,
+    responses=markdown_answer(ExplainAnswer),
 )
 def explain(
     request: Request,

@@ -10,9 +10,10 @@ from fastapi import APIRouter, Request, Response
 
 from lorebase_keeper.operation_catalog import OperationCatalog
 from lorebase_keeper.reading import domain_read
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer
 from lorebase_keeper.routes.parameters import AT, BRANCH
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes.operations import OperationAnswer, OperationsAnswer
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -25,6 +26,7 @@ router = APIRouter(
 @router.get(
     "/operations",
     summary="The Operations the caller may read: parameters, review, side effects, permissions",
+    responses=read_answer(OperationsAnswer),
 )
 def list_operations(
     request: Request, domain: str, branch: BRANCH = None, at: AT = None
@@ -41,6 +43,7 @@ def list_operations(
 @router.get(
     "/operations/{operation}",
     summary="One Operation: parameters, review, side effects, permissions",
+    responses=read_answer(OperationAnswer),
 )
 def get_operation(
     request: Request, domain: str, operation: str, branch: BRANCH = None, at: AT = None

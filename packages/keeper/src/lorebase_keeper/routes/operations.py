@@ -7,8 +7,9 @@ from fastapi import APIRouter, Header, Request, Response
 from lorebase_keeper.answers import plain
 from lorebase_keeper.executing import ExecuteRequest, execute_operation
 from lorebase_keeper.reading import keeper_of
-from lorebase_keeper.routes.documented import WRITE_RESPONSES
+from lorebase_keeper.routes.documented import WRITE_RESPONSES, answer
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes.proposals import Committed, DryRun, Proposed
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -21,7 +22,13 @@ router = APIRouter(
 @router.post(
     "/operations/{operation}/execute",
     summary="Execute an Operation (directly, as a dry run, or through a task Proposal)",
-    responses={202: {"description": "Proposed: the write waits on a task branch for review."}},
+    responses={
+        **answer(
+            Committed | DryRun | Proposed,
+            description="Committed, a dry run, or merged at once through a task Proposal.",
+        ),
+        **answer(Proposed, 202, "Proposed: the write waits on a task branch for review."),
+    },
 )
 def execute(
     request: Request,

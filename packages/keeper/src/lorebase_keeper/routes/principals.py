@@ -6,21 +6,24 @@ from fastapi import APIRouter, Request, Response
 
 from lorebase_keeper.answers import plain
 from lorebase_keeper.reading import keeper_of
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, answer
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes.principals import DomainsAnswer, Whoami
 
 router = APIRouter(
     prefix="/api/v1", tags=["auth"], route_class=SegmentRoute, responses=READ_RESPONSES
 )
 
 
-@router.get("/auth/whoami", summary="The caller: principal, type and grants")
+@router.get(
+    "/auth/whoami", summary="The caller: principal, type and grants", responses=answer(Whoami)
+)
 def whoami(request: Request) -> Response:
     principal = keeper_of(request).authenticator.principal(request)
     return plain(principal.to_json())
 
 
-@router.get("/domains", summary="The Domains the caller may read")
+@router.get("/domains", summary="The Domains the caller may read", responses=answer(DomainsAnswer))
 def list_domains(request: Request) -> Response:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)

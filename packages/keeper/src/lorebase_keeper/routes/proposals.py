@@ -31,8 +31,10 @@ from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.proposal_scope import ProposalScopes, ScopedProposal
 from lorebase_keeper.proposal_shapes import conflict_json, proposal_json
 from lorebase_keeper.reading import Keeper, keeper_of
-from lorebase_keeper.routes.documented import WRITE_RESPONSES
+from lorebase_keeper.routes.documented import WRITE_RESPONSES, answer
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes import proposals as shapes
+from lorebase_keeper.shapes.revisions import BranchMerged
 from lorebase_keeper.write_scope import masked_conflicts, merge_scope
 from lorebase_platform.settings import OperationsSettings
 from lorebase_store import ConflictResolution, ProposalInfo
@@ -86,7 +88,11 @@ class ProposalRequest(BaseModel):
     description: str | None = Field(default=None, max_length=20000, description="What and why.")
 
 
-@router.get("/proposals", summary="The Proposals of a Domain, oldest first")
+@router.get(
+    "/proposals",
+    summary="The Proposals of a Domain, oldest first",
+    responses=answer(shapes.ProposalsPage),
+)
 def list_proposals(
     request: Request,
     domain: str,
@@ -135,7 +141,12 @@ def list_proposals(
     )
 
 
-@router.post("/proposals", status_code=201, summary="Open a Proposal of a branch into another")
+@router.post(
+    "/proposals",
+    status_code=201,
+    summary="Open a Proposal of a branch into another",
+    responses=answer(shapes.Proposal, 201, "The Proposal."),
+)
 def open_proposal(request: Request, domain: str, body: ProposalRequest) -> Response:
     keeper, principal = _caller(request, domain)
     principal.require("proposal.create", domain, body.source)  # by name, before the lookup
@@ -170,7 +181,11 @@ def open_proposal(request: Request, domain: str, body: ProposalRequest) -> Respo
     return _answer(keeper, principal, proposed.proposal, 201)
 
 
-@router.get("/proposals/{proposal}", summary="A Proposal, its reviews, blockers and next steps")
+@router.get(
+    "/proposals/{proposal}",
+    summary="A Proposal, its reviews, blockers and next steps",
+    responses=answer(shapes.Proposal),
+)
 def get_proposal(request: Request, domain: str, proposal: str) -> Response:
     keeper, principal = _caller(request, domain)
     scoped = _visible(keeper, principal, domain, proposal)
@@ -186,7 +201,12 @@ class ReviewRequest(BaseModel):
     body: str = Field(default="", max_length=20000, description="What the reviewer says.")
 
 
-@router.post("/proposals/{proposal}/reviews", status_code=201, summary="Review a Proposal")
+@router.post(
+    "/proposals/{proposal}/reviews",
+    status_code=201,
+    summary="Review a Proposal",
+    responses=answer(shapes.Proposal, 201, "The Proposal with the review."),
+)
 def review(request: Request, domain: str, proposal: str, body: ReviewRequest) -> Response:
     keeper, principal = _caller(request, domain)
     found = _visible(keeper, principal, domain, proposal).original
@@ -212,7 +232,11 @@ class MergeRequest(BaseModel):
     )
 
 
-@router.post("/proposals/{proposal}/merge", summary="Merge a Proposal into its target")
+@router.post(
+    "/proposals/{proposal}/merge",
+    summary="Merge a Proposal into its target",
+    responses=answer(shapes.ProposalMerged),
+)
 def merge(
     request: Request, domain: str, proposal: str, body: MergeRequest | None = None
 ) -> Response:
@@ -265,7 +289,11 @@ def _deletes_source(keeper: Keeper, domain: str, proposal: ProposalInfo) -> bool
     )
 
 
-@router.post("/proposals/{proposal}/close", summary="Close a Proposal without merging it")
+@router.post(
+    "/proposals/{proposal}/close",
+    summary="Close a Proposal without merging it",
+    responses=answer(shapes.Proposal),
+)
 def close(request: Request, domain: str, proposal: str) -> Response:
     keeper, principal = _caller(request, domain)
     found = _visible(keeper, principal, domain, proposal).original
@@ -277,7 +305,11 @@ def close(request: Request, domain: str, proposal: str) -> Response:
     return _answer(keeper, principal, closed)
 
 
-@router.get("/proposals/{proposal}/conflicts", summary="The Conflicts of a Proposal")
+@router.get(
+    "/proposals/{proposal}/conflicts",
+    summary="The Conflicts of a Proposal",
+    responses=answer(shapes.ConflictsAnswer),
+)
 def conflicts(
     request: Request,
     domain: str,
@@ -313,7 +345,11 @@ class ResolveRequest(BaseModel):
     value: Any = Field(default=None, description="The value, for resolution value.")
 
 
-@router.post("/proposals/{proposal}/conflicts/{conflict}/resolve", summary="Resolve a Conflict")
+@router.post(
+    "/proposals/{proposal}/conflicts/{conflict}/resolve",
+    summary="Resolve a Conflict",
+    responses=answer(shapes.Proposal),
+)
 def resolve(
     request: Request, domain: str, proposal: str, conflict: str, body: ResolveRequest
 ) -> Response:
@@ -353,7 +389,11 @@ class BranchMergeRequest(BaseModel):
     resolutions: list[ResolutionItem] = Field(default_factory=list)
 
 
-@router.post("/branches/{branch:path}/merge", summary="Merge a branch into another now")
+@router.post(
+    "/branches/{branch:path}/merge",
+    summary="Merge a branch into another now",
+    responses=answer(BranchMerged),
+)
 def merge_branch(
     request: Request, domain: str, branch: str, body: BranchMergeRequest | None = None
 ) -> Response:

@@ -11,8 +11,16 @@ from lorebase_core.query import Query, decode_cursor, encode_cursor, parse_query
 from lorebase_keeper.bodies import branch_and_at, json_object
 from lorebase_keeper.coverage import query_coverage
 from lorebase_keeper.reading import Read, domain_read
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer, request_body
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes.queries import (
+    NeighborhoodAnswer,
+    NeighborhoodRequest,
+    QueryAnswer,
+    QueryRequest,
+    TraverseAnswer,
+    TraverseRequest,
+)
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -74,7 +82,12 @@ def _query_answer(request: Request, read: Read, query: Query, offset: int, body:
     return read.answer(request, compute, body=body)
 
 
-@router.post("/query", summary="Records matching a filter, or groups with aggregates")
+@router.post(
+    "/query",
+    summary="Records matching a filter, or groups with aggregates",
+    responses=read_answer(QueryAnswer),
+    openapi_extra=request_body(QueryRequest),
+)
 def query(
     request: Request,
     domain: str,
@@ -100,7 +113,12 @@ def query(
         return _query_answer(request, read, _parse(read, document), cursor.offset, body)
 
 
-@router.post("/traverse", summary="Follow a path of Relations from some Records")
+@router.post(
+    "/traverse",
+    summary="Follow a path of Relations from some Records",
+    responses=read_answer(TraverseAnswer),
+    openapi_extra=request_body(TraverseRequest),
+)
 def traverse(
     request: Request,
     domain: str,
@@ -133,7 +151,12 @@ def traverse(
         return read.answer(request, compute, body=body)
 
 
-@router.post("/neighborhood", summary="The graph around some Records")
+@router.post(
+    "/neighborhood",
+    summary="The graph around some Records",
+    responses=read_answer(NeighborhoodAnswer),
+    openapi_extra=request_body(NeighborhoodRequest),
+)
 def neighborhood(
     request: Request,
     domain: str,

@@ -11,10 +11,12 @@ from lorebase_core.suggestions import hint
 from lorebase_keeper.operation_catalog import OperationCatalog
 from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.reading import Read, domain_read, page_limit
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import lineage_json, link_json, record_json, schema_json
+from lorebase_keeper.shapes.records import LinksPage, RecordAnswer, RecordsPage
+from lorebase_keeper.shapes.schema import SchemaAnswer
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -24,7 +26,9 @@ router = APIRouter(
 )
 
 
-@router.get("/schema", summary="The schema the caller may read")
+@router.get(
+    "/schema", summary="The schema the caller may read", responses=read_answer(SchemaAnswer)
+)
 def get_schema(request: Request, domain: str, branch: BRANCH = None, at: AT = None) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
         catalog = OperationCatalog(read)
@@ -39,7 +43,11 @@ def get_schema(request: Request, domain: str, branch: BRANCH = None, at: AT = No
         )
 
 
-@router.get("/kinds/{kind}/records", summary="The Records of a Kind, in key order, paged")
+@router.get(
+    "/kinds/{kind}/records",
+    summary="The Records of a Kind, in key order, paged",
+    responses=read_answer(RecordsPage),
+)
 def list_records(
     request: Request,
     domain: str,
@@ -69,7 +77,11 @@ def list_records(
         return read.answer(request, compute)
 
 
-@router.get("/kinds/{kind}/records/{key}", summary="One Record, with Link counts and lineage")
+@router.get(
+    "/kinds/{kind}/records/{key}",
+    summary="One Record, with Link counts and lineage",
+    responses=read_answer(RecordAnswer),
+)
 def get_record(
     request: Request,
     domain: str,
@@ -120,6 +132,7 @@ def _link_counts(read: Read, kind: str, key: str) -> dict[str, int]:
 @router.get(
     "/kinds/{kind}/records/{key}/links/{relation}",
     summary="The Links of a Record along a Relation (forward or inverse name)",
+    responses=read_answer(LinksPage),
 )
 def record_links(
     request: Request,

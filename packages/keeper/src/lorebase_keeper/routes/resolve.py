@@ -26,8 +26,9 @@ from lorebase_core.resolve import (
 from lorebase_core.search_request import SearchRequest
 from lorebase_keeper.coverage import coverage_block
 from lorebase_keeper.reading import Read, domain_read, keeper_of
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer, request_body
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes import queries as shapes
 from lorebase_platform.settings import ResolveSettings
 from lorebase_store import ValueCounts, record_misses
 
@@ -206,7 +207,12 @@ def _coverage(read: Read, resolution: TextResolution) -> dict[str, Any]:
     return block
 
 
-@router.post("/resolve", summary="Ground the words of a question in the schema and values")
+@router.post(
+    "/resolve",
+    summary="Ground the words of a question in the schema and values",
+    responses=read_answer(shapes.ResolveAnswer),
+    openapi_extra=request_body(shapes.ResolveTextRequest),
+)
 def resolve(
     request: Request,
     domain: str,

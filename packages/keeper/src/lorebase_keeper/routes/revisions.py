@@ -13,8 +13,16 @@ from lorebase_core.schema import Schema
 from lorebase_keeper.agent_writes import agent_writes_of
 from lorebase_keeper.answers import plain, stamped
 from lorebase_keeper.reading import Read, domain_read, keeper_of
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, answer, read_answer
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes.revisions import (
+    BranchAnswer,
+    BranchCreated,
+    BranchesAnswer,
+    DiffAnswer,
+    TagAnswer,
+    TagsAnswer,
+)
 from lorebase_store import DiffEntry, RevisionInfo
 
 router = APIRouter(
@@ -71,7 +79,11 @@ def _diff_end(read: Read, text: str) -> RevisionInfo:
         ) from None
 
 
-@router.get("/diff", summary="What changed between two Revisions or branches")
+@router.get(
+    "/diff",
+    summary="What changed between two Revisions or branches",
+    responses=read_answer(DiffAnswer),
+)
 def get_diff(
     request: Request,
     domain: str,
@@ -105,7 +117,7 @@ def get_diff(
     )
 
 
-@router.get("/branches", summary="The branches of a Domain")
+@router.get("/branches", summary="The branches of a Domain", responses=answer(BranchesAnswer))
 def list_branches(request: Request, domain: str) -> Response:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
@@ -118,7 +130,11 @@ def list_branches(request: Request, domain: str) -> Response:
     return plain({"domain": domain, "branches": branches})
 
 
-@router.get("/branches/{branch:path}", summary="One branch and its head")
+@router.get(
+    "/branches/{branch:path}",
+    summary="One branch and its head",
+    responses=answer(BranchAnswer),
+)
 def get_branch(request: Request, domain: str, branch: str) -> Response:
     with domain_read(request, domain, branch=branch) as read:
         return plain(
@@ -149,7 +165,12 @@ class BranchRequest(BaseModel):
     )
 
 
-@router.post("/branches", status_code=201, summary="Create a branch at a Revision")
+@router.post(
+    "/branches",
+    status_code=201,
+    summary="Create a branch at a Revision",
+    responses=answer(BranchCreated, 201, "The branch."),
+)
 def create_branch(request: Request, domain: str, body: BranchRequest) -> Response:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
@@ -171,7 +192,11 @@ def create_branch(request: Request, domain: str, body: BranchRequest) -> Respons
     )
 
 
-@router.get("/tags", summary="The tags of a Domain and the Revisions they name")
+@router.get(
+    "/tags",
+    summary="The tags of a Domain and the Revisions they name",
+    responses=answer(TagsAnswer),
+)
 def list_tags(request: Request, domain: str) -> Response:
     keeper = keeper_of(request)
     with domain_read(request, domain) as read:
@@ -190,7 +215,7 @@ def _readable(read: Read, revision: str) -> str | None:
         return None
 
 
-@router.get("/tags/{tag:path}", summary="One tag and its Revision")
+@router.get("/tags/{tag:path}", summary="One tag and its Revision", responses=answer(TagAnswer))
 def get_tag(request: Request, domain: str, tag: str) -> Response:
     keeper = keeper_of(request)
     with domain_read(request, domain) as read:

@@ -11,8 +11,9 @@ from lorebase_core.search_request import parse_search, vector_issues
 from lorebase_keeper.answers import plain
 from lorebase_keeper.bodies import branch_and_at, json_object
 from lorebase_keeper.reading import domain_read, keeper_of
-from lorebase_keeper.routes.documented import READ_RESPONSES
+from lorebase_keeper.routes.documented import READ_RESPONSES, answer, read_answer, request_body
 from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.shapes.search import SearchAnswer, SearchRequest, VectorRequest, VectorStored
 from lorebase_keeper.write_scope import require_kind_writable
 
 router = APIRouter(
@@ -23,7 +24,12 @@ router = APIRouter(
 )
 
 
-@router.post("/search", summary="Search Records by text or vector, by Kind, Trait or lens")
+@router.post(
+    "/search",
+    summary="Search Records by text or vector, by Kind, Trait or lens",
+    responses=read_answer(SearchAnswer),
+    openapi_extra=request_body(SearchRequest),
+)
 def search(
     request: Request,
     domain: str,
@@ -62,6 +68,8 @@ def search(
 @router.put(
     "/kinds/{kind}/records/{key}/vector",
     summary="Store the embedding vector of a Record (needs operation.execute)",
+    responses=answer(VectorStored, description="What was stored."),
+    openapi_extra=request_body(VectorRequest),
 )
 def put_record_vector(
     request: Request,

@@ -1,4 +1,6 @@
-"""Routes of agents.md that are planned and not built yet answer 501, naming the missing piece.
+"""Routes that are planned and not built yet answer 501, naming the missing piece.
+
+They are in the OpenAPI document, each method marked `x-lorebase-unfinished` with its 501.
 
 Everything else that no route serves is an honest 404.
 """
@@ -8,9 +10,11 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from lorebase_core.errors import NotImplementedYet
+from lorebase_keeper.routes.documented import unfinished_answer
 
 router = APIRouter(tags=["unfinished"])
 
+METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 PLANNED: dict[str, tuple[str, ...]] = {
     "change-feed": ("branches/{branch}/events", "branches/{branch}/changes", "webhooks"),
 }
@@ -24,12 +28,18 @@ def _route(missing: str, path: str) -> None:
             f"{full} is part of the API and not served yet ({missing})", missing=missing
         )
 
-    router.add_api_route(
-        full,
-        unfinished,
-        methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
-        include_in_schema=False,
-    )
+    # one route per method: each is its own operation of the document, marked as not built
+    for method in METHODS:
+        router.add_api_route(
+            full,
+            unfinished,
+            methods=[method],
+            name=f"{missing}_{method.lower()}",
+            summary=f"Not built yet ({missing})",
+            description=f"Planned and not built yet: answers 501 not-implemented ({missing}).",
+            responses=unfinished_answer(missing),
+            openapi_extra={"x-lorebase-unfinished": missing},
+        )
 
 
 for _missing, _paths in PLANNED.items():

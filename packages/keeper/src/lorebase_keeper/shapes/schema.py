@@ -1,67 +1,16 @@
-"""JSON shapes shared by several routes: Records, the schema document, provenance."""
+"""The schema document: GET /schema, the part of the schema the caller may read."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from lorebase_core.access import ReadScope
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import AttributeDef, KindDef, RelationDef, ValueRules
-from lorebase_store import Lineage, LinkVersion, RecordVersion
-
-
-def title_of(kind: KindDef, values: dict[str, Any], scope: ReadScope) -> Any:
-    """The value of the Kind's title Attribute (None when it has none or it is masked)."""
-    if kind.title is None or kind.title not in values:
-        return None
-    rules = kind.attributes.get(kind.title)
-    if rules is not None and not scope.value_readable(rules):
-        return None
-    return values[kind.title]
-
-
-def record_json(
-    kind_name: str, kind: KindDef, record: RecordVersion, scope: ReadScope
-) -> dict[str, Any]:
-    return {
-        "ref": f"{kind_name}/{record.key}",
-        "kind": kind_name,
-        "key": record.key,
-        "title": title_of(kind, record.values, scope),
-        "values": scope.mask(kind.attributes, _ordered(kind, record.values)),
-        "updated_revision": record.revision,
-    }
-
-
-def lineage_json(kind: KindDef, found: Lineage, scope: ReadScope) -> dict[str, Any]:
-    """Where each value came from, masked Attributes left out: whether one has an entry would
-    tell whether it is set."""
-    masked = set(scope.masked_names(kind.attributes))
-    return {
-        name: provenance.to_json()
-        for name, provenance in found.attributes.items()
-        if name not in masked
-    }
-
-
-def _ordered(kind: KindDef, values: dict[str, Any]) -> dict[str, Any]:
-    """Values in the order the schema declares the Attributes."""
-    return {name: values[name] for name in kind.attributes if name in values}
-
-
-def link_json(
-    relation: RelationDef, link: LinkVersion, scope: ReadScope, *, name: str
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {
-        "relation": name,
-        "from": f"{relation.from_kind}/{link.from_key}",
-        "to": f"{relation.to_kind}/{link.to_key}",
-        "revision": link.revision,
-    }
-    values = scope.mask(relation.attributes, link.values)  # masked ones show, set or not
-    if values:
-        entry["values"] = values
-    return entry
+from lorebase_keeper.shapes.common import Shape, Stamped
+from lorebase_keeper.shapes.operations import OperationEntry
 
 
 def _rules_json(name: str, rules: ValueRules) -> dict[str, Any]:
@@ -168,3 +117,84 @@ def schema_json(schema: Schema, scope: ReadScope) -> dict[str, Any]:
         "lenses": lenses,
         "search": {"embedding": embedding.model_dump() if embedding is not None else None},
     }
+
+
+class Rules(Shape):
+    """An Attribute of a Kind, Relation or Trait; members whose value is the default are left out."""
+
+    name: str
+    type: str
+    description: str | None = None
+    required: bool | None = None
+    pattern: str | None = None
+    min: Any = None
+    max: Any = None
+    min_length: int | None = None
+    max_length: int | None = None
+    values: list[str] | None = Field(default=None, description="The names of an enum.")
+    sensitivity: list[str] | None = None
+    unique: bool | None = None
+    aliases: list[str] | None = None
+    derived: str | None = Field(default=None, description="The expression of a derived value.")
+
+
+class KindEntry(Shape):
+    name: str
+    description: str
+    key: list[str]
+    title: str | None
+    aliases: list[str]
+    traits: list[str]
+    attributes: list[Rules]
+
+
+class RelationEntry(Shape):
+    name: str
+    inverse: str | None
+    from_: str = Field(alias="from")
+    to: str
+    cardinality: str
+    required_from: bool
+    description: str
+    attributes: list[Rules]
+
+
+class TraitEntry(Shape):
+    name: str
+    description: str
+    attributes: list[Rules]
+    kinds: list[str]
+
+
+class LensEntry(Shape):
+    name: str
+    description: str
+    kinds: list[str]
+    traits: list[str]
+    relations: list[str]
+    depth: int | None = None
+    budget_tokens: int | None = None
+    include_schema: bool | None = None
+    include_recent_changes: bool | None = None
+    include_lineage: bool | None = None
+
+
+class SearchSettingsEntry(Shape):
+    embedding: dict[str, Any] | None = Field(description="model and dimensions, or null.")
+
+
+class SchemaAnswer(Stamped):
+    """GET /schema: invisible Kinds, and what only they use, are simply not there."""
+
+    digest: str
+    title: str
+    description: str
+    examples: list[str]
+    kinds: list[KindEntry]
+    relations: list[RelationEntry]
+    traits: list[TraitEntry]
+    lenses: list[LensEntry]
+    search: SearchSettingsEntry
+    operations: list[OperationEntry] = Field(
+        description="The Operations the caller may read (GET /operations answers the same)."
+    )

@@ -1,0 +1,80 @@
+"""Members many answers share: the stamp of a read, origins, provenance, hints, problems.
+
+Every model here and in the other `shapes` modules describes a JSON shape for the OpenAPI
+document; the answers themselves are built by the `*_json` helpers and rendered as they always
+were (`answers.render_json`), so the bytes and ETags do not depend on these models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Values = dict[str, Any]
+"""Attribute name to canonical value (integers and decimals as strings, ISO 8601 times)."""
+
+
+class Shape(BaseModel):
+    """An answer member with exactly these members: anything else is not in the contract."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Stamped(Shape):
+    """The members every read starts with: where it was read."""
+
+    domain: str
+    branch: str
+    revision: str | None = Field(description="The Revision the answer was read at.")
+
+
+class Origin(Shape):
+    type: str = Field(description="import, operation, merge, extraction or source_sync.")
+    ref: str | None
+
+
+class Provenance(Shape):
+    """Where one value came from."""
+
+    revision: str
+    origin: Origin
+    actor: str
+    at: str
+    message: str
+    operation: str | None = Field(default=None, description="The Operation an execution ran.")
+    brought_by: Provenance | None = Field(
+        default=None, description="The merge Revision that brought a value from another branch."
+    )
+    proposal: str | None = Field(default=None, description="The Proposal whose merge brought it.")
+
+
+class Hint(Shape):
+    """A call that moves things forward."""
+
+    action: str
+    detail: str
+    method: str
+    href: str
+    permission: str | None = None
+
+
+class Issue(Shape):
+    path: str = Field(description="JSON path of the member in question ('' for the whole body).")
+    message: str
+    code: str
+
+
+class Problem(BaseModel):
+    """A problem document (RFC 9457, `application/problem+json`); errors add their own members
+    (`proposal`, `blockers`, `missing` ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str = Field(description="Stable code, e.g. kind-not-found.")
+    instance: str | None = None
+    issues: list[Issue] | None = Field(default=None, description="Every issue, with its path.")

@@ -1,0 +1,33 @@
+"""Who is calling: GET /auth/whoami and GET /domains."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from lorebase_keeper.shapes.common import Shape
+
+
+class GrantEntry(Shape):
+    domain: str
+    branch: str | None
+    role: str
+    kinds: list[str] | None = Field(description="null: every Kind.")
+    clearances: list[str]
+    permissions: list[str]
+
+
+class Whoami(Shape):
+    principal: str
+    type: str
+    authenticated_by: str
+    grants: list[GrantEntry]
+
+
+class DomainEntry(Shape):
+    name: str
+    default_branch: str
+    created_at: str
+
+
+class DomainsAnswer(Shape):
+    domains: list[DomainEntry]

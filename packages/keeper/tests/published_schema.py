@@ -1,0 +1,133 @@
+"""Every answer checked against the published OpenAPI document, for the whole test suite.
+
+`AnswersMatchDocument` is pure ASGI middleware the `keeper` fixture puts outermost: it finds the
+route of each request as the router does, and checks the answer's status, media type and body
+against what /openapi.json says for that path, method and status (or `default`). A 2xx whose
+JSON schema is empty, a status or media type the document does not list, or a body breaking its
+schema (a missing or extra member, a wrong type) fails the test that made the request.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jsonschema_rs
+from fastapi import FastAPI
+from fastapi.routing import APIRoute, iter_route_contexts
+from starlette.routing import compile_path
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+UNTYPED: dict[str, Any] = {}
+PROBLEM = "application/problem+json"
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+
+
+class AnswersMatchDocument:
+    def __init__(self, app: ASGIApp, keeper: FastAPI) -> None:
+        self.app = app
+        self.keeper = keeper
+        self._compiled: list[tuple[re.Pattern[str], set[str], str | None]] | None = None
+        self._validators: dict[tuple[str, str, str, str], jsonschema_rs.Draft202012Validator] = {}
+
+    def _routes(self) -> list[tuple[re.Pattern[str], set[str], str | None]]:
+        """(path regex, methods, documented template or None), in the order the router tries."""
+        if self._compiled is None:
+            self._compiled = []
+            for context in iter_route_contexts(self.keeper.routes):
+                route = context.original_route
+                if not isinstance(route, APIRoute) or context.path is None:
+                    continue
+                regex, path_format, _ = compile_path(context.path)
+                documented = path_format if route.include_in_schema else None
+                self._compiled.append((regex, set(context.methods or ()), documented))
+        return self._compiled
+
+    def _template(self, scope: Scope) -> str | None:
+        """The documented path template of the route that answers, None when none is."""
+        # Keeper matches segments as sent (`segments.SegmentRoute`): a branch `a/changes`
+        # arrives as a%2Fchanges and is no planned `.../{branch}/changes`
+        raw = scope.get("raw_path")
+        path = raw.decode("latin-1").split("?")[0] if raw else scope["path"]
+        for regex, methods, documented in self._routes():
+            if scope["method"] in methods and regex.match(path):
+                return documented
+        return None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        template = self._template(scope)
+        status = 0
+        media = ""
+        chunks: list[bytes] = []
+
+        async def recording(message: Message) -> None:
+            nonlocal status, media
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = {k.decode().lower(): v.decode() for k, v in message["headers"]}
+                media = headers.get("content-type", "").split(";")[0].strip()
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+            await send(message)
+
+        await self.app(scope, receive, recording)
+        # checked once the answer is sent: raised inside `send`, an inner layer would catch it
+        if status:
+            self.check(scope["method"], template, status, media, b"".join(chunks))
+
+    def check(
+        self, method: str, template: str | None, status: int, media: str, body: bytes
+    ) -> None:
+        """Fail (AssertionError) unless the document declares this answer and it matches."""
+        where = f"{method} {template} -> {status} {media}"
+        if status in (204, 304) or method == "HEAD":
+            assert not body, f"{where}: a body where none is declared"
+            return
+        document = self.keeper.openapi()
+        if template is None:  # no route of the document: a 404, a 405, /docs and its assets
+            if media == PROBLEM:
+                self._assert_valid(document, ("", "", "problem", media), PROBLEM_REF, where, body)
+            return
+        operation = document["paths"].get(template, {}).get(method.lower())
+        assert operation is not None, f"{where}: the route is not in the document"
+        responses = operation["responses"]
+        response = responses.get(str(status)) or responses.get("default")
+        assert response is not None, f"{where}: status not in the document"
+        content = response.get("content", {})
+        assert media in content, f"{where}: media type not declared ({sorted(content)})"
+        schema = content[media].get("schema", UNTYPED)
+        if media == "text/markdown":
+            return
+        assert schema != UNTYPED, f"{where}: the document leaves the answer untyped"
+        self._assert_valid(document, (method, template, str(status), media), schema, where, body)
+
+    def _assert_valid(
+        self,
+        document: dict[str, Any],
+        key: tuple[str, str, str, str],
+        schema: dict[str, Any],
+        where: str,
+        body: bytes,
+    ) -> None:
+        validator = self._validator(document, key, schema)
+        errors = [
+            f"  at /{'/'.join(str(part) for part in error.instance_path)}: {error.message}"
+            for error in validator.iter_errors(json.loads(body))
+        ]
+        assert not errors, f"{where}: the answer breaks the published schema\n" + "\n".join(
+            errors[:20]
+        )
+
+    def _validator(
+        self, document: dict[str, Any], key: tuple[str, str, str, str], schema: dict[str, Any]
+    ) -> jsonschema_rs.Draft202012Validator:
+        found = self._validators.get(key)
+        if found is None:
+            # the $refs name #/components/schemas/...: resolve them in the document's components
+            root = {**schema, "components": document.get("components", {})}
+            found = self._validators[key] = jsonschema_rs.Draft202012Validator(root)
+        return found
