@@ -21,6 +21,22 @@ class Shape(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
+class ValueRulesShape(Shape):
+    """What a value must be (an Attribute's or an Operation parameter's rules); members whose
+    value is the default are left out."""
+
+    name: str
+    type: str
+    description: str | None = None
+    pattern: str | None = None
+    min: Any = None
+    max: Any = None
+    min_length: int | None = None
+    max_length: int | None = None
+    values: list[str] | None = Field(default=None, description="The names of an enum.")
+    sensitivity: list[str] | None = None
+
+
 class Stamped(Shape):
     """The members every read starts with: where it was read."""
 

@@ -3,28 +3,18 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
-from lorebase_keeper.shapes.common import Shape, Stamped
+from lorebase_keeper.shapes.common import Shape, Stamped, ValueRulesShape
 
 
-class OperationParameter(Shape):
+class OperationParameter(ValueRulesShape):
     """One parameter: its rules (as GET /schema gives Attributes, `required` always) and what
     it names."""
 
-    name: str
-    type: str
     required: bool
-    description: str | None = None
-    pattern: str | None = None
-    min: Any = None
-    max: Any = None
-    min_length: int | None = None
-    max_length: int | None = None
-    values: list[str] | None = Field(default=None, description="The names of an enum.")
-    sensitivity: list[str] | None = None
     refers_to: list[str] | None = Field(
         default=None, description="The Kinds whose key the parameter is."
     )

@@ -9,7 +9,7 @@ from pydantic import Field
 from lorebase_core.access import ReadScope
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import AttributeDef, KindDef, RelationDef, ValueRules
-from lorebase_keeper.shapes.common import Shape, Stamped
+from lorebase_keeper.shapes.common import Shape, Stamped, ValueRulesShape
 from lorebase_keeper.shapes.operations import OperationEntry
 
 
@@ -119,20 +119,10 @@ def schema_json(schema: Schema, scope: ReadScope) -> dict[str, Any]:
     }
 
 
-class Rules(Shape):
-    """An Attribute of a Kind, Relation or Trait; members whose value is the default are left out."""
+class Rules(ValueRulesShape):
+    """An Attribute of a Kind, Relation or Trait."""
 
-    name: str
-    type: str
-    description: str | None = None
     required: bool | None = None
-    pattern: str | None = None
-    min: Any = None
-    max: Any = None
-    min_length: int | None = None
-    max_length: int | None = None
-    values: list[str] | None = Field(default=None, description="The names of an enum.")
-    sensitivity: list[str] | None = None
     unique: bool | None = None
     aliases: list[str] | None = None
     derived: str | None = Field(default=None, description="The expression of a derived value.")
