@@ -161,7 +161,7 @@ def test_a_problem_is_reported_on_stderr_with_exit_code_1(env: Env) -> None:
     assert result.stdout == ""
     assert result.stderr == (
         "error: Unknown Kind: Kind 'Suplier' does not exist in Domain 'supply'; did you mean "
-        "'Supplier'?; Kinds: Contract, Part, Plant, PurchaseOrder, RiskFlag, Supplier "
+        "'Supplier'? Kinds: Contract, Part, Plant, PurchaseOrder, RiskFlag, Supplier "
         "[kind-not-found]\n"
     )
 

@@ -22,7 +22,7 @@ SUPPLY = load_schema(
         pytest.param(
             "Suplier",
             ["Supplier", "Part"],
-            "; did you mean 'Supplier'?; Kinds: Part, Supplier",
+            "; did you mean 'Supplier'? Kinds: Part, Supplier",
             id="typo",
         ),
         pytest.param("Zzz", ["Supplier", "Part"], "; Kinds: Part, Supplier", id="nothing-close"),

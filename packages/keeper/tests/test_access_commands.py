@@ -282,7 +282,7 @@ def test_grant_add_refuses_an_unknown_domain_naming_the_closest(
     result = run(grant, "add", "usr_ana", "viewer", "--domain", "suply", database=database_url)
     assert result.exit_code == 1
     assert result.stderr == (
-        "error: Domain 'suply' does not exist; did you mean 'supply'?; Domains: supply\n"
+        "error: Domain 'suply' does not exist; did you mean 'supply'? Domains: supply\n"
     )
     assert supply.grants() == []
 
@@ -303,7 +303,7 @@ def test_grant_add_refuses_an_unknown_kind_naming_the_closest(
     )
     assert result.exit_code == 1
     assert result.stderr.startswith(
-        "error: Kind 'Suplier' does not exist in Domain 'supply'; did you mean 'Supplier'?; "
+        "error: Kind 'Suplier' does not exist in Domain 'supply'; did you mean 'Supplier'? "
         "Kinds: Contract, Part, Plant, PurchaseOrder, RiskFlag, Supplier"
     )
     assert supply.grants() == []

@@ -221,7 +221,7 @@ async def test_an_unknown_domain_suggests_only_domains_the_caller_reads(
     reader = await _ask(http, world.main_viewer, "suply", READS["schema"](None, None))
     assert_problem(reader, 404, "domain-not-found")
     assert reader.json()["detail"] == (
-        "Domain 'suply' does not exist; did you mean 'supply'?; Domains: supply"
+        "Domain 'suply' does not exist; did you mean 'supply'? Domains: supply"
     )
     outsider = await _ask(http, world.outsider, "suply", READS["schema"](None, None))
     assert_problem(outsider, 404, "domain-not-found")

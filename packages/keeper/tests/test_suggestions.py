@@ -55,7 +55,7 @@ def assert_alike(
 async def test_an_unknown_kind_names_the_closest_kind(http: httpx.AsyncClient, keys: Keys) -> None:
     answer = await _ask(http, keys.admin, "GET", "/kinds/Suplier/records")
     assert assert_problem(answer, 404, "kind-not-found")["detail"] == (
-        "Kind 'Suplier' does not exist in Domain 'supply'; did you mean 'Supplier'?; "
+        "Kind 'Suplier' does not exist in Domain 'supply'; did you mean 'Supplier'? "
         "Kinds: Contract, Part, Plant, PurchaseOrder, RiskFlag, Supplier"
     )
 
@@ -94,7 +94,7 @@ async def test_an_unknown_relation_of_a_record_lists_the_relations_from_its_kind
     answer = await _ask(http, keys.admin, "GET", "/kinds/Supplier/records/S-1001/links/supplied_by")
     detail = assert_problem(answer, 404, "relation-not-found")["detail"]
     assert str(detail).endswith(
-        "(it goes from Part to Supplier); did you mean 'supplies' or 'supplier_orders'?; "
+        "(it goes from Part to Supplier); did you mean 'supplies' or 'supplier_orders'? "
         "Relations from Supplier: risk_flags, supplier_contracts, supplier_orders, supplies"
     )
 
@@ -157,7 +157,7 @@ async def test_an_unknown_branch_names_only_branches_the_caller_reads(
     supply.create_branch("supply", "agent-secret", created_by="usr_admin")
     answer = await _ask(http, keys.agent, "GET", "/branches/agent/alpa")
     assert assert_problem(answer, 404, "branch-not-found")["detail"] == (
-        "Branch 'agent/alpa' does not exist in Domain 'supply'; did you mean 'agent/alpha'?; "
+        "Branch 'agent/alpa' does not exist in Domain 'supply'; did you mean 'agent/alpha'? "
         "branches: agent/alpha, main"
     )
     admin = await _ask(http, keys.admin, "GET", "/kinds/Supplier/records?branch=agent-secre")
@@ -174,7 +174,7 @@ async def test_a_review_with_an_unknown_member_lists_the_members(
     assert issues == [
         {
             "path": "bdy",
-            "message": "unknown member 'bdy'; did you mean 'body'?; use body, verdict",
+            "message": "unknown member 'bdy'; did you mean 'body'? Use body, verdict",
             "code": "extra_forbidden",
         }
     ]

@@ -34,8 +34,9 @@ def close_names(name: object, names: Iterable[str]) -> list[str]:
 
 def hint(name: object, names: Iterable[str], plural: str, *, listed: int = LISTED_NAMES) -> str:
     """The end of a message about the unknown `name`: `; did you mean 'Supplier'?` and, when
-    `names` holds at most `listed`, `; Kinds: Contract, Part, Supplier` (with `plural`
-    `"Kinds"`). Empty when there is nothing to suggest.
+    `names` holds at most `listed`, the list: `; did you mean 'Supplier'? Kinds: Contract,
+    Part, Supplier` (with `plural` `"Kinds"`; `; Kinds: ...` without a close name). Empty when
+    there is nothing to suggest.
 
     Args:
         name: what the request named.
@@ -45,9 +46,7 @@ def hint(name: object, names: Iterable[str], plural: str, *, listed: int = LISTE
     """
     choices = sorted(set(names))
     close = [candidate for candidate in close_names(name, choices) if candidate != name]
-    parts: list[str] = []
-    if close:
-        parts.append(f"did you mean {' or '.join(repr(found) for found in close)}?")
+    text = f"; did you mean {' or '.join(repr(found) for found in close)}?" if close else ""
     if choices and len(choices) <= listed:
-        parts.append(f"{plural}: {', '.join(choices)}")
-    return "".join(f"; {part}" for part in parts)
+        text += f"{' ' if close else '; '}{plural}: {', '.join(choices)}"
+    return text

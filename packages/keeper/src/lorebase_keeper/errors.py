@@ -290,12 +290,9 @@ def _validation_issue(request: Request, error: Any) -> Issue:
         members = body_members(request, location[:-1])
         if members:
             member = str(location[-1])
-            return Issue(
-                path,
-                f"unknown member {quoted(member)}{hint(member, members, 'members', listed=0)}; "
-                f"use {', '.join(members)}",
-                error["type"],
-            )
+            suggestion = hint(member, members, "members", listed=0)
+            use = f"{' Use' if suggestion else '; use'} {', '.join(members)}"
+            return Issue(path, f"unknown member {quoted(member)}{suggestion}{use}", error["type"])
     return Issue(path, error["msg"], error["type"])
 
 
