@@ -325,6 +325,8 @@ def run_schemathesis(
     command = [str(BIN / "schemathesis"), "--config-file", str(CONFIG), "--no-color", "run"]
     command += [f"{base_url}/openapi.json", "--header", f"Authorization: Bearer {secret}"]
     command += ["--checks", "all", "--phases", "examples,coverage,fuzzing,stateful"]
+    # the planned routes answer 501 by design (tag `unfinished`, x-lorebase-unfinished)
+    command += ["--exclude-tag", "unfinished"]
     command += ["--max-time", str(max(1, int(budget_s))), "--seed", str(options.seed)]
     command += ["--workers", str(options.workers), "--request-timeout", "30"]
     command += ["--report", "json,junit", "--report-dir", str(reports)]

@@ -241,8 +241,15 @@ async def test_the_planned_routes_are_in_the_document_marked_unfinished(
     assert set(unfinished) == {"get", "post", "put", "patch", "delete"}
     for operation in unfinished.values():
         assert operation["x-lorebase-unfinished"] == "change-feed"
+        assert operation["tags"] == ["unfinished"]
         assert "not built yet" in operation["description"]
         assert [status for status in operation["responses"]] == ["501", "default"]
+    events = document["paths"][f"{API.replace('supply', '{domain}')}/branches/{{branch}}/events"]
+    for operation in events.values():  # a template's parameters are declared, as for any route
+        assert [(p["name"], p["in"], p["required"]) for p in operation["parameters"]] == [
+            ("domain", "path", True),
+            ("branch", "path", True),
+        ]
     answer = await http.get(f"{API}/webhooks")  # the check of the keeper fixture validates it
     assert_problem(answer, 501, "not-implemented")
 

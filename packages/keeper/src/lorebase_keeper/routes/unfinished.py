@@ -7,6 +7,8 @@ Everything else that no route serves is an honest 404.
 
 from __future__ import annotations
 
+import re
+
 from fastapi import APIRouter
 
 from lorebase_core.errors import NotImplementedYet
@@ -28,6 +30,11 @@ def _route(missing: str, path: str) -> None:
             f"{full} is part of the API and not served yet ({missing})", missing=missing
         )
 
+    # the handler takes no arguments, so the document would not declare the path's parameters
+    parameters = [
+        {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+        for name in re.findall(r"{(\w+)}", full)
+    ]
     # one route per method: each is its own operation of the document, marked as not built
     for method in METHODS:
         router.add_api_route(
@@ -38,7 +45,7 @@ def _route(missing: str, path: str) -> None:
             summary=f"Not built yet ({missing})",
             description=f"Planned and not built yet: answers 501 not-implemented ({missing}).",
             responses=unfinished_answer(missing),
-            openapi_extra={"x-lorebase-unfinished": missing},
+            openapi_extra={"x-lorebase-unfinished": missing, "parameters": parameters},
         )
 
 
