@@ -108,6 +108,8 @@ READS = [
     pytest.param(f"{SUPPLY}/kinds/Supplier/records/S-1001/explain", id="explain"),
     pytest.param(f"{SUPPLY}/branches", id="branches"),
     pytest.param(f"{SUPPLY}/proposals", id="proposals"),
+    pytest.param(f"{SUPPLY}/webhooks", id="planned-webhooks"),  # 501 only behind the door
+    pytest.param(f"{SUPPLY}/branches/main/events", id="planned-events"),
 ]
 
 
@@ -238,6 +240,8 @@ UNGRANTED_READS = [
     pytest.param("/proposals", id="proposals"),
     pytest.param("/proposals/prp_nothing", id="proposal"),  # known or not, alike
     pytest.param("/proposals/prp_nothing/conflicts", id="conflicts"),
+    pytest.param("/webhooks", id="planned-webhooks"),
+    pytest.param("/branches/main/changes", id="planned-changes"),
 ]
 
 

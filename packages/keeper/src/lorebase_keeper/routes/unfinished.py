@@ -2,16 +2,18 @@
 
 They are in the OpenAPI document, each method marked `x-lorebase-unfinished` with its 501.
 
-Everything else that no route serves is an honest 404.
+They authenticate like every route (401 without a credential, 404 for a Domain the caller may
+not read) before they answer 501. Everything else that no route serves is an honest 404.
 """
 
 from __future__ import annotations
 
 import re
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from lorebase_core.errors import NotImplementedYet
+from lorebase_keeper.reading import keeper_of
 from lorebase_keeper.routes.documented import unfinished_answer
 
 router = APIRouter(tags=["unfinished"])
@@ -25,7 +27,11 @@ PLANNED: dict[str, tuple[str, ...]] = {
 def _route(missing: str, path: str) -> None:
     full = f"/api/v1/domains/{{domain}}/{path}"
 
-    def unfinished() -> None:
+    def unfinished(request: Request) -> None:
+        # the door first, as on every route: no credential is 401, a Domain the caller may
+        # not read is unknown; only then does the route say it is not built
+        principal = keeper_of(request).authenticator.principal(request)
+        principal.require_domain(request.path_params["domain"])
         raise NotImplementedYet(
             f"{full} is part of the API and not served yet ({missing})", missing=missing
         )
