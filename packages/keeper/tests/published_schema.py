@@ -19,6 +19,12 @@ from fastapi.routing import APIRoute, iter_route_contexts
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+_DOCUMENTS: dict[tuple[object, ...], dict[str, Any]] = {}
+"""Documents by what they depend on (the routes and the auth mode): every Keeper a test makes
+has the same routes, and generating the document costs more than most tests."""
+
+_VALIDATORS: dict[tuple[object, ...], jsonschema_rs.Draft202012Validator] = {}
+
 UNTYPED: dict[str, Any] = {}
 PROBLEM = "application/problem+json"
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
@@ -29,7 +35,7 @@ class AnswersMatchDocument:
         self.app = app
         self.keeper = keeper
         self._compiled: list[tuple[re.Pattern[str], set[str], str | None]] | None = None
-        self._validators: dict[tuple[str, str, str, str], jsonschema_rs.Draft202012Validator] = {}
+        self._document_key: tuple[object, ...] | None = None
 
     def _routes(self) -> list[tuple[re.Pattern[str], set[str], str | None]]:
         """(path regex, methods, documented template or None), in the order the router tries."""
@@ -87,7 +93,7 @@ class AnswersMatchDocument:
         if status in (204, 304) or method == "HEAD":
             assert not body, f"{where}: a body where none is declared"
             return
-        document = self.keeper.openapi()
+        document = self._document()
         if template is None:  # no route of the document: a 404, a 405, /docs and its assets
             if media == PROBLEM:
                 self._assert_valid(document, ("", "", "problem", media), PROBLEM_REF, where, body)
@@ -122,12 +128,26 @@ class AnswersMatchDocument:
             errors[:20]
         )
 
+    def _document(self) -> dict[str, Any]:
+        """The Keeper's document, generated once for all Keepers of the same routes and auth."""
+        if self._document_key is None:
+            routes = tuple(
+                (context.path, tuple(sorted(context.methods or ())))
+                for context in iter_route_contexts(self.keeper.routes)
+            )
+            self._document_key = (self.keeper.state.keeper.settings.keeper.auth.mode, routes)
+        found = _DOCUMENTS.get(self._document_key)
+        if found is None:
+            found = _DOCUMENTS[self._document_key] = self.keeper.openapi()
+        return found
+
     def _validator(
         self, document: dict[str, Any], key: tuple[str, str, str, str], schema: dict[str, Any]
     ) -> jsonschema_rs.Draft202012Validator:
-        found = self._validators.get(key)
+        shared = (id(document), *key)  # the documents stay in _DOCUMENTS: their ids stay theirs
+        found = _VALIDATORS.get(shared)
         if found is None:
             # the $refs name #/components/schemas/...: resolve them in the document's components
             root = {**schema, "components": document.get("components", {})}
-            found = self._validators[key] = jsonschema_rs.Draft202012Validator(root)
+            found = _VALIDATORS[shared] = jsonschema_rs.Draft202012Validator(root)
         return found
