@@ -20,6 +20,7 @@ from fastapi import Request, Response
 
 from lorebase_core.access import ReadScope
 from lorebase_core.schema import canonical_json
+from lorebase_keeper.trace.context import current_step
 from lorebase_platform.settings import CacheSettings
 
 JSON = "application/json"
@@ -107,9 +108,14 @@ def stamped(
     if revision is not None:
         headers[REVISION_HEADER] = revision
     candidates = _candidates(request.headers.get("if-none-match"))
+    step = current_step()
     if etag in candidates:
+        if step is not None:
+            step.cache = "not_modified"
         return Response(status_code=304, headers=headers)
     rendered = cache.get(etag)
+    if step is not None:
+        step.cache = "hit" if rendered is not None else "miss" if cache.max_entries else "bypass"
     if rendered is None:
         value = compute(etag)  # raises for what does not exist: `*` then matches nothing
         if markdown:
@@ -118,6 +124,8 @@ def stamped(
             rendered = Rendered(render_json(value), JSON)
         cache.put(etag, rendered)
     if "*" in candidates:
+        if step is not None:
+            step.cache = "not_modified"
         return Response(status_code=304, headers=headers)
     return Response(rendered.body, media_type=rendered.media_type, headers=headers)
 

@@ -18,8 +18,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_core.errors import Unauthorized
 from lorebase_keeper.authz import Principal, local_admin
+from lorebase_keeper.trace.context import current_step
 from lorebase_platform.settings import Settings
-from lorebase_store import Store
+from lorebase_store import Store, api_key_id
 
 AUTH_MODE_HEADER = "Lorebase-Auth"
 
@@ -59,6 +60,13 @@ class Authenticator:
         self._lock = threading.Lock()
 
     def principal(self, request: Request) -> Principal:
+        found = self._principal(request)
+        step = current_step()
+        if step is not None:
+            step.principal = found
+        return found
+
+    def _principal(self, request: Request) -> Principal:
         if self.mode == "none":
             return local_admin()
         presented = _credential(request)
@@ -84,7 +92,7 @@ class Authenticator:
         found = None
         if info is not None:
             grants = tuple(self.store.grants(info.id))
-            found = Principal(info.id, info.type, grants, "api_key")
+            found = Principal(info.id, info.type, grants, "api_key", api_key_id(presented))
         with self._lock:
             if len(self._cache) > 10_000:
                 self._cache.clear()

@@ -30,6 +30,8 @@ ROLES: dict[str, frozenset[str]] = {
             "proposal.review",
             "proposal.merge",
             "domain.settings",
+            "trace.read",
+            "trace.explain",
             *(f"{tag}.read" for tag in SENSITIVITY_TAGS),
         }
     ),
@@ -47,6 +49,8 @@ class Principal:
     type: str
     grants: tuple[GrantInfo, ...]
     authenticated_by: str
+    key_id: str | None = None
+    """The API key id the request authenticated with (the agent trace's credential fingerprint)."""
 
     def matching(self, domain: str, branch: str | None) -> list[GrantInfo]:
         """The grants covering a Domain (and a branch: None matches every grant of the Domain)."""

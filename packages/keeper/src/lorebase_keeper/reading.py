@@ -14,6 +14,7 @@ from lorebase_core.errors import HistoryForbidden, InvalidInput, Issue
 from lorebase_keeper.answers import AnswerCache, stamped
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.authz import Principal
+from lorebase_keeper.trace.context import StepContext, current_step
 from lorebase_platform.settings import PageSettings, Settings
 from lorebase_store import Reader, Store
 
@@ -105,7 +106,23 @@ def domain_read(
             reader.view.branch.name,
             invisible_kinds=keeper.settings.keeper.auth.authz.invisible_kinds,
         )
+        step = current_step()
+        if step is not None:
+            _into_step(step, keeper, reader)
         yield Read(keeper, principal, reader, scope)
+
+
+def _into_step(step: StepContext, keeper: Keeper, reader: Reader) -> None:
+    """What the agent trace keeps of a traced read: where it read, and the schemas whose tags
+    decide which of its filter values may be kept (the one read and the default branch's)."""
+    view = reader.view
+    step.domain = view.domain.name
+    step.branch = view.branch.name
+    step.revision = reader.revision
+    step.schemas.append(reader.schema)
+    if view.branch.name != view.domain.default_branch:
+        with keeper.store.reader(view.domain.name) as default:
+            step.schemas.append(default.schema)
 
 
 def page_limit(limit: int | None, pages: PageSettings, *, path: str = "limit") -> int:

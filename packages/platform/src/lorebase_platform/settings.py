@@ -71,6 +71,114 @@ class AuthzSettings(_Section):
     )
 
 
+class ReadAuditSettings(_Section):
+    """keeper.auth.audit: the read audit, who read what, for compliance (docs/trace.md)."""
+
+    reads: bool = Field(
+        default=False,
+        description="Record every read of a Domain (principal, route, Domain, branch, Revision, "
+        "refs, status, time), written off the request path like the agent trace.",
+    )
+    retention_days: int = Field(
+        default=365, ge=1, description="Read audit entries older than this are deleted."
+    )
+    max_refs: int = Field(
+        default=500, ge=0, description="Records and Links kept per read audit entry."
+    )
+
+
+class TraceSettings(_Section):
+    """keeper.trace: the agent trace (docs/trace.md)."""
+
+    enabled: bool = Field(default=False, description="Record traces (needs the database section).")
+    trace_all: bool = Field(
+        default=False,
+        description="Trace every authenticated request except the web app's own.",
+    )
+    allow_header_opt_in: bool = Field(
+        default=True, description="A request opts in with the opt-in header (on or debug)."
+    )
+    principals: list[str] = Field(
+        default_factory=list, description="Principals whose every request is traced."
+    )
+    api_keys: list[str] = Field(
+        default_factory=list,
+        description="API key ids (the 12 hex digits after lbk_) whose every request is traced.",
+    )
+    session_header: str = Field(
+        default="X-Lorebase-Session", description="Header naming the agent's session."
+    )
+    tool_header: str = Field(
+        default="X-Lorebase-Tool", description="Header naming the tool that made the call."
+    )
+    opt_in_header: str = Field(
+        default="X-Lorebase-Trace",
+        description="Header opting a request in: on, or debug to add query plans.",
+    )
+    client_header: str = Field(
+        default="X-Lorebase-Client", description="Header marking the web app's requests."
+    )
+    web_client: str = Field(default="web", description="Value of client_header of the web app.")
+    include_web: bool = Field(
+        default=False, description="Let trace_all trace the web app's requests too."
+    )
+    capture_filter_values: Literal["non_sensitive", "none"] = Field(
+        default="non_sensitive",
+        description="Filter values kept: on fields not sensitive, or none.",
+    )
+    max_filter_value_items: int = Field(
+        default=20, ge=0, description="Items kept of a list compared by a filter."
+    )
+    capture_literals: bool = Field(
+        default=False, description="Keep every filter value, sensitive ones included."
+    )
+    capture_search_text: bool = Field(
+        default=True,
+        description="Keep search text; false keeps only its length and drops corrections.",
+    )
+    max_query_bytes: int = Field(
+        default=16384, ge=0, description="Largest request body recorded as a step's query."
+    )
+    max_text_chars: int = Field(
+        default=500, ge=1, description="Strings of a recorded query are cut to this length."
+    )
+    max_response_bytes: int = Field(
+        default=1_048_576,
+        ge=0,
+        description="Larger answers are recorded without counts and refs.",
+    )
+    max_refs: int = Field(default=500, ge=0, description="Refs kept per step.")
+    max_note_chars: int = Field(default=4000, ge=1, description="Longest note.")
+    max_steps_per_session: int = Field(
+        default=2000,
+        ge=1,
+        description="Steps kept per session and principal; later ones are dropped.",
+    )
+    inferred_session_idle_s: float = Field(
+        default=300,
+        gt=0,
+        description="Gap after which calls without a session id start a new inferred session.",
+    )
+    retention_days: int = Field(
+        default=7, ge=1, description="Steps older than this are deleted every prune_interval_s."
+    )
+    prune_interval_s: float = Field(
+        default=3600, gt=0, description="Seconds between two prunings of old steps."
+    )
+    queue_size: int = Field(
+        default=10000, ge=1, description="Steps waiting to be written; past it they are dropped."
+    )
+    batch_size: int = Field(default=200, ge=1, description="Steps written per transaction.")
+    flush_interval_s: float = Field(
+        default=1.0, gt=0, description="Longest wait before queued steps are written."
+    )
+    write_timeout_s: float = Field(
+        default=5.0,
+        gt=0,
+        description="A batch not written within this time is dropped (write_failed).",
+    )
+
+
 class AuthSettings(_Section):
     mode: Literal["none", "api_key"] = Field(
         default="api_key",
@@ -84,6 +192,9 @@ class AuthSettings(_Section):
         "Off: Keeper refuses to start that way.",
     )
     authz: AuthzSettings = Field(default_factory=AuthzSettings, description="Authorization.")
+    audit: ReadAuditSettings = Field(
+        default_factory=ReadAuditSettings, description="The read audit."
+    )
 
 
 class CacheSettings(_Section):
@@ -216,6 +327,7 @@ class KeeperSettings(_Section):
     operations: OperationsSettings = Field(
         default_factory=OperationsSettings, description="Operation executions and Proposals."
     )
+    trace: TraceSettings = Field(default_factory=TraceSettings, description="The agent trace.")
 
 
 class PageSettings(_Section):
@@ -462,6 +574,17 @@ class AgentsSettings(_Section):
     )
 
 
+class TelemetrySettings(_Section):
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description="OTLP/HTTP endpoint metrics are exported to (http://host:4318); "
+        "empty: nothing is exported.",
+    )
+    export_interval_s: float = Field(
+        default=60.0, gt=0, description="Seconds between two exports of the metrics."
+    )
+
+
 class Settings(BaseSettings):
     """Every setting of Lorebase, by section."""
 
@@ -486,6 +609,9 @@ class Settings(BaseSettings):
     )
     read: ReadSettings = Field(default_factory=ReadSettings, description="Limits of reads.")
     store: StoreSettings = Field(default_factory=StoreSettings, description="The store.")
+    telemetry: TelemetrySettings = Field(
+        default_factory=TelemetrySettings, description="Metrics export (OpenTelemetry)."
+    )
 
     @classmethod
     def settings_customise_sources(

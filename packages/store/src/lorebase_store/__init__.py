@@ -23,7 +23,14 @@ for the benchmarks that measure Keeper against them (bench/).
 
 from __future__ import annotations
 
-from lorebase_store.access import GrantInfo, KeyInfo, NewKey, PrincipalInfo, PrincipalType
+from lorebase_store.access import (
+    GrantInfo,
+    KeyInfo,
+    NewKey,
+    PrincipalInfo,
+    PrincipalType,
+    api_key_id,
+)
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.commits.statistics import KindStatistics, Statistics
 from lorebase_store.engine import create_store_engine, sqlite_url
@@ -166,6 +173,7 @@ __all__ = [
     "View",
     "Violation",
     "Writes",
+    "api_key_id",
     "create_store_engine",
     "cursor_revision",
     "fetch_links",

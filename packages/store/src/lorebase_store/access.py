@@ -191,6 +191,12 @@ def revoke_key(connection: sa.Connection, key_id: str) -> KeyInfo:
     return KeyInfo(key.id, key.principal, key.description, key.created_at, revoked_at)
 
 
+def api_key_id(presented: str) -> str | None:
+    """The key id of a well-formed API key (the 12 hex digits after lbk_), without a lookup."""
+    match = _KEY.match(presented)
+    return match.group(1) if match else None
+
+
 def key_principal(connection: sa.Connection, presented: str) -> PrincipalInfo | None:
     """The principal of a live API key, or None for a malformed, unknown or revoked one."""
     match = _KEY.match(presented)

@@ -388,3 +388,90 @@ audit_log = sa.Table(
     sa.Column("created_at", sa.String(32), nullable=False),
     sa.Index("ix_audit_log_domain", "domain_id", "id"),
 )
+
+# -- the agent trace and the read audit (docs/trace.md) ------------------------------------------
+# Written off the request path in batches. A session id names one session per principal; the
+# session row counts its steps (the cap, raised under its row lock) and the summaries per Domain
+# are what sessions are listed from, never the steps.
+
+agent_trace_sessions = sa.Table(
+    "agent_trace_sessions",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("session_id", sa.String(128), nullable=False),
+    sa.Column("principal", sa.String(255), nullable=False),
+    sa.Column("inferred", sa.Boolean, nullable=False),
+    # inferred sessions: the digest of principal, credential fingerprint and User-Agent
+    sa.Column("client", sa.String(64), nullable=True),
+    sa.Column("steps", sa.Integer, nullable=False),
+    sa.Column("first_at", sa.String(32), nullable=False),
+    sa.Column("last_at", sa.String(32), nullable=False),
+    sa.Index("ix_agent_trace_sessions_id", "principal", "session_id", unique=True),
+    sa.Index("ix_agent_trace_sessions_client", "principal", "client", "last_at"),
+)
+
+agent_trace_steps = sa.Table(
+    "agent_trace_steps",
+    metadata,
+    sa.Column("seq", BigId, primary_key=True, autoincrement=True),
+    sa.Column("session_row", BigId, sa.ForeignKey("agent_trace_sessions.id"), nullable=False),
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), nullable=True),
+    sa.Column("step", sa.Integer, nullable=False),
+    sa.Column("type", sa.String(8), nullable=False),
+    sa.Column("at", sa.String(32), nullable=False),
+    sa.Column("tool", sa.String(255), nullable=True),
+    sa.Column("method", sa.String(8), nullable=True),
+    sa.Column("route", sa.String(512), nullable=True),
+    sa.Column("status", sa.Integer, nullable=True),
+    sa.Column("latency_ms", sa.Float, nullable=True),
+    sa.Column("cache", sa.String(16), nullable=True),
+    sa.Column("query", Json, nullable=True),
+    sa.Column("result", Json, nullable=True),
+    sa.Column("refs", Json, nullable=True),
+    sa.Column("explain", Json, nullable=True),
+    sa.Column("proposal_id", sa.String(64), nullable=True),
+    sa.Column("note", sa.Text, nullable=True),
+    sa.Column("note_step", sa.Integer, nullable=True),
+    sa.Column("trace_id", sa.String(32), nullable=True),
+    sa.Index("ix_agent_trace_steps_session", "session_row", "step"),
+    sa.Index("ix_agent_trace_steps_at", "at"),
+)
+
+agent_trace_session_domains = sa.Table(
+    "agent_trace_session_domains",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("session_row", BigId, sa.ForeignKey("agent_trace_sessions.id"), nullable=False),
+    # NULL: the steps outside a Domain (and notes without one)
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), nullable=True),
+    sa.Column("session_id", sa.String(128), nullable=False),
+    sa.Column("principal", sa.String(255), nullable=False),
+    sa.Column("inferred", sa.Boolean, nullable=False),
+    sa.Column("first_at", sa.String(32), nullable=False),
+    sa.Column("last_at", sa.String(32), nullable=False),
+    sa.Column("first_step", sa.Integer, nullable=False),
+    sa.Column("last_step", sa.Integer, nullable=False),
+    sa.Column("calls", sa.Integer, nullable=False),
+    sa.Column("notes", sa.Integer, nullable=False),
+    sa.Column("tools", Json, nullable=False),
+    sa.Column("proposals", Json, nullable=False),
+    sa.Index("ix_agent_trace_session_domains_session", "session_row", "domain_id"),
+    sa.Index("ix_agent_trace_session_domains_principal", "principal", "last_at", "id"),
+    sa.Index("ix_agent_trace_session_domains_domain", "domain_id", "last_at", "id"),
+)
+
+read_audit = sa.Table(
+    "read_audit",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), nullable=True),
+    sa.Column("principal", sa.String(255), nullable=False),
+    sa.Column("route", sa.String(512), nullable=False),
+    sa.Column("branch", sa.String(255), nullable=True),
+    sa.Column("revision", sa.String(64), nullable=True),
+    sa.Column("refs", Json, nullable=False),
+    sa.Column("status", sa.Integer, nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Index("ix_read_audit_domain", "domain_id", "id"),
+    sa.Index("ix_read_audit_created", "created_at"),
+)
