@@ -158,7 +158,9 @@ def test_a_name_sensitive_in_any_schema_given_is_sensitive() -> None:
     assert both.sensitive == SUPPLY_NAMES.sensitive | CLINIC_NAMES.sensitive
     assert both.known == SUPPLY_NAMES.known | CLINIC_NAMES.known
     assert "title" in both.sensitive  # clinic's title taints supply's
-    assert sensitive_names([]).keeps_value("title") is True  # title and key are always names
+    nothing = sensitive_names([])
+    assert nothing.known == nothing.sensitive == frozenset()
+    assert not nothing.keeps_value("title")
 
 
 # -- compared values ----------------------------------------------------------------------------
@@ -639,6 +641,14 @@ def test_result_of_graph_reads_resolve_and_lists() -> None:
         "links": [],
     }
     assert result_of(explained, keep_corrections=True)["truncated"] is True
+    record = {
+        **STAMP,
+        "ref": "Part/P-1",
+        "kind": "Part",
+        "key": "P-1",
+        "links": {"supplied_by": 2, "stocked_at": 1},
+    }
+    assert result_of(record, keep_corrections=True) == {"counts": {}}
     assert result_of([1, 2, 3], keep_corrections=True) == {"counts": {"items": 3}}
     assert result_of("# Context: supply/main", keep_corrections=True) == {}
 

@@ -41,8 +41,12 @@ def result_of(answer: Any, *, keep_corrections: bool) -> dict[str, Any]:
             continue
         if isinstance(member, list):
             counts[name] = len(member)
-        elif name == "links" and isinstance(member, dict):  # Links grouped by Relation
-            counts[name] = sum(len(item) for item in member.values() if isinstance(item, list))
+        elif (
+            name == "links"
+            and isinstance(member, dict)
+            and all(isinstance(item, list) for item in member.values())
+        ):  # Links grouped by Relation (a Record's `links` are counts per Relation: not a list)
+            counts[name] = sum(len(item) for item in member.values())
     result: dict[str, Any] = {"counts": counts}
     mode = answer.get("mode")
     if isinstance(mode, str):

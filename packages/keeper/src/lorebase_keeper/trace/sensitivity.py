@@ -36,12 +36,13 @@ class SensitiveNames:
 
 def sensitive_names(schemas: Sequence[Schema]) -> SensitiveNames:
     """The names of `schemas` and which of them are sensitive (see the module docstring)."""
-    known: set[str] = {"title", "key"}
+    known: set[str] = set()
     sensitive: set[str] = set()
     for schema in schemas:
         for kind in schema.kinds.values():
             tagged = _sensitive_attributes(kind)
             known.update(kind.attributes)
+            known.update(("title", "key"))  # every Record has both (title: the key without one)
             sensitive.update(tagged)
             if kind.title is not None and (
                 kind.title in tagged or kind.title not in kind.attributes
