@@ -853,3 +853,24 @@ def test_capture_and_refs_are_json() -> None:
     captured = capture({"kind": "Supplier", "where": {"attr": "tier", "op": "eq", "value": 1}})
     assert json.loads(json.dumps(captured)) == captured
     assert DEFAULTS.max_query_bytes == 16384
+
+
+def test_every_member_a_predicate_compares_is_a_value() -> None:
+    body = {"where": {"attr": "vat_number", "op": "in", "values": ["PL1"], "match": "PL"}}
+    assert where(capture(body)) == {
+        "attr": "vat_number",
+        "op": "in",
+        "values": {"redacted": "array"},
+        "match": {"redacted": "string"},
+    }
+
+
+def test_numbers_that_are_not_json_are_replaced() -> None:
+    body = {
+        "limit": float("nan"),
+        "where": {"attr": "tier", "op": "in", "value": [1, float("inf")]},
+    }
+    captured = capture(body)
+    assert captured["body"]["limit"] == {"redacted": "number"}
+    assert where(captured)["value"] == {"redacted": "array"}
+    json.dumps(captured, allow_nan=False)

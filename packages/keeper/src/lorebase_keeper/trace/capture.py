@@ -24,6 +24,7 @@ The whole capture is bounded by `max_query_bytes` of compact JSON: past it the l
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -33,6 +34,8 @@ from lorebase_platform.settings import TraceSettings
 
 FIELD_MEMBERS = ("attr", "derived")
 """Predicate members that name the field a sibling `value` is compared on."""
+COMPARED = frozenset({"value", "values"})
+"""Members of a predicate holding what it compares (search text names too, inside one)."""
 SEARCH_TEXT = frozenset({"q", "search", "match", "text"})
 VECTORS = frozenset({"query_vector", "vector"})
 CURSORS = frozenset({"cursor"})
@@ -119,7 +122,7 @@ class _Capture:
             return [self.value(item, depth + 1) for item in value]
         if isinstance(value, str):
             return self.cut(value)
-        if value is None or isinstance(value, bool | int | float):
+        if _is_scalar(value):
             return value
         return {"redacted": json_type(value)}
 
@@ -135,7 +138,7 @@ class _Capture:
             shown = self.cut(name)
             if name in VECTORS:
                 kept[shown] = self.vector(member)
-            elif name == "value" and compared:
+            elif compared and (name in COMPARED or name in SEARCH_TEXT):
                 kept[shown] = self.compared(field, member)
             elif name == "value" and counted:  # a number of Links, not a value
                 kept[shown] = member if _is_number(member) else {"redacted": json_type(member)}
@@ -171,7 +174,7 @@ class _Capture:
             return {"redacted": json_type(value)}
         if isinstance(value, str):
             return self.cut(value)
-        if value is None or isinstance(value, bool | int | float):
+        if _is_scalar(value):
             return value
         if isinstance(value, list | tuple) and all(_is_scalar(item) for item in value):
             return [
@@ -211,11 +214,15 @@ def _field_of(document: Mapping[str, Any]) -> str | None:
 
 
 def _is_scalar(value: object) -> bool:
-    return value is None or isinstance(value, str | bool | int | float)
+    """A JSON scalar every database stores (NaN and infinities are not JSON: PostgreSQL refuses
+    them in jsonb), so they are replaced by their type."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, str | bool | int)
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, int | float) and not isinstance(value, bool) and _is_scalar(value)
 
 
 # -- the bound ----------------------------------------------------------------------------------
