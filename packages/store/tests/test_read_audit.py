@@ -185,6 +185,8 @@ def test_bad_input_is_refused(audited: Store) -> None:
         audited.audit_log("supply", limit=5, since="yesterday")
     with pytest.raises(BadCursor):
         audited.audit_log("supply", limit=5, cursor="nonsense")
+    with pytest.raises(BadRequest, match="limit must be at least 1"):
+        audited.audit_log("supply", limit=0)
     sessions_cursor = "eyJsIjoidHJhY2Ugc2Vzc2lvbnMiLCJrIjpbIngiLDFdfQ"
     with pytest.raises(BadCursor):
         audited.audit_log("supply", limit=5, cursor=sessions_cursor)

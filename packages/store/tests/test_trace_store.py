@@ -488,3 +488,8 @@ def test_a_time_stamp_that_is_not_iso_8601_is_bad_input(traced: Store) -> None:
         write(traced, step(0, at="yesterday"))
     with pytest.raises(BadRequest, match="ISO 8601"):
         traced.prune_trace("soon")
+
+
+def test_a_page_holds_at_least_one_session(traced: Store) -> None:
+    with pytest.raises(BadRequest, match="limit must be at least 1"):
+        traced.trace_sessions(visibility=everything(), limit=0)

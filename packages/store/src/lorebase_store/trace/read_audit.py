@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
 from lorebase_store.trace.domain_names import domain_ids
-from lorebase_store.trace.keyset import decode_keyset, encode_keyset
+from lorebase_store.trace.keyset import check_limit, decode_keyset, encode_keyset
 from lorebase_store.trace.moments import shown, stored
 from lorebase_store.versioned.views import load_domain
 
@@ -139,6 +139,7 @@ def audit_log(
     cursor: str | None,
 ) -> AuditPage:
     """Reads and writes of `domain` newest first; `since` inclusive, `until` exclusive."""
+    check_limit(limit)
     domain_id = load_domain(connection, domain).id
     after = decode_keyset(LIST, cursor, (str, str, int)) if cursor is not None else None
     bounds = (

@@ -8,7 +8,7 @@ import sqlalchemy as sa
 
 from lorebase_store import tables as t
 from lorebase_store.trace.domain_names import domain_ids, domain_names
-from lorebase_store.trace.keyset import decode_keyset, encode_keyset
+from lorebase_store.trace.keyset import check_limit, decode_keyset, encode_keyset
 from lorebase_store.trace.moments import shown
 from lorebase_store.trace.steps import (
     SessionVisibility,
@@ -33,6 +33,7 @@ def trace_sessions(
     cursor: str | None,
 ) -> TraceSessionPage:
     """Summaries the lister may see, newest `last_at` first (then newest row), `limit` a page."""
+    check_limit(limit)
     conditions: list[sa.ColumnElement[bool]] = [_visible(connection, visibility)]
     if actor is not None:
         conditions.append(SUMMARIES.c.principal == actor)
