@@ -1,6 +1,6 @@
-"""The trace cap and pruning under concurrency: two OS processes on PostgreSQL (each with its own
-Store from the URL), two threads on both backends. The cap holds exactly and steps are numbered
-without gaps or repeats."""
+"""The trace cap and pruning under concurrency: two OS processes (each with its own Store from the
+URL) and two threads, on both backends. The cap holds exactly and steps are numbered without gaps
+or repeats."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
-import pytest
 import sqlalchemy as sa
 
 from lorebase_core.values import format_datetime
@@ -52,10 +51,7 @@ def assert_capped(store: Store, results: list[tuple[int, int]]) -> None:
     assert summary.tools == sorted({s.tool for s in session.steps if s.tool is not None})
 
 
-@pytest.mark.postgres
 def test_the_cap_holds_across_two_processes(database_url: str) -> None:
-    if database_url.startswith("sqlite"):
-        pytest.skip("two processes on one SQLite file: the threads case covers SQLite")
     store = Store.open(database_url)
     try:
         context = multiprocessing.get_context("spawn")
