@@ -15,6 +15,7 @@ The parts behind it:
 | `writes/` | `Writes`: executions, task branches, Proposals, merges, the audit log |
 | `health/`, `search/`, `graph/` | the health report, search, traversals and neighborhoods |
 | `access` | principals, API keys and grants |
+| `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
 | `plans` | the statements a read ran and their EXPLAIN plans (the agent trace's `explain`) |
 
@@ -76,6 +77,17 @@ from lorebase_store.results import (
 )
 from lorebase_store.search import Correction, SearchHit, SearchResult
 from lorebase_store.store import Store
+from lorebase_store.trace.read_audit import AuditItem, AuditPage, ReadAuditEntry
+from lorebase_store.trace.steps import (
+    SessionVisibility,
+    StepType,
+    StoredStep,
+    TraceSession,
+    TraceSessionPage,
+    TraceSessionSummary,
+    TraceStep,
+    TraceWritten,
+)
 from lorebase_store.versioned.views import Authorize, Segment, View
 from lorebase_store.writes.audit import AuditEntry
 from lorebase_store.writes.branches import BranchMode
@@ -108,6 +120,8 @@ from lorebase_store.writes.writes import (
 __all__ = [
     "Attempt",
     "AuditEntry",
+    "AuditItem",
+    "AuditPage",
     "Authorize",
     "BranchInfo",
     "BranchMerge",
@@ -156,6 +170,7 @@ __all__ = [
     "QueryGroup",
     "QueryResult",
     "QueryRow",
+    "ReadAuditEntry",
     "Reader",
     "RecordVersion",
     "RelationHealth",
@@ -166,9 +181,17 @@ __all__ = [
     "SearchResult",
     "SeedVersion",
     "Segment",
+    "SessionVisibility",
     "Statistics",
+    "StepType",
     "Store",
+    "StoredStep",
     "TaskBranch",
+    "TraceSession",
+    "TraceSessionPage",
+    "TraceSessionSummary",
+    "TraceStep",
+    "TraceWritten",
     "TraverseResult",
     "ValueCounts",
     "ValueIndex",

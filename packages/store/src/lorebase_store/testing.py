@@ -145,3 +145,34 @@ def statements_run(store: Store) -> Iterator[list[str]]:
         yield seen
     finally:
         sa.event.remove(store.engine, "before_cursor_execute", count)
+
+
+def write_trace_batches(
+    url: str,
+    steps: list[Any],
+    *,
+    batch_size: int,
+    max_steps_per_session: int,
+    start: Any,
+    results: Any,
+) -> None:
+    """Write `steps` in batches from a Store of its own (a process of a concurrency test).
+
+    It waits at the `start` barrier, then puts `(recorded, session_full)` on `results`; a
+    module-level function so that multiprocessing's spawn context can start it.
+    """
+    store = Store.open(url)
+    try:
+        start.wait(timeout=60)
+        recorded = dropped = 0
+        for offset in range(0, len(steps), batch_size):
+            written = store.write_trace(
+                steps[offset : offset + batch_size],
+                max_steps_per_session=max_steps_per_session,
+                inferred_idle_s=300.0,
+            )
+            recorded += written.recorded
+            dropped += written.session_full
+        results.put((recorded, dropped))
+    finally:
+        store.close()
