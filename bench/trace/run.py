@@ -50,7 +50,8 @@ def _load_reads() -> Any:
     """bench/reads/run.py as a module: its servers and timing helpers are reused."""
     path = Path(__file__).resolve().parents[1] / "reads" / "run.py"
     spec = importlib.util.spec_from_file_location("bench_reads_run", path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
@@ -132,7 +133,8 @@ def measure(store: Store, secret: str, records: int) -> dict[str, Any]:
     with ExitStack() as stack:
         apps = {side: create_app(keeper_settings(side, total), store=store) for side in SIDES}
         urls = {
-            side: stack.enter_context(reads.serve_in_thread(app, side)) for side, app in apps.items()
+            side: stack.enter_context(reads.serve_in_thread(app, side))
+            for side, app in apps.items()
         }
         clients = {
             side: stack.enter_context(
@@ -175,7 +177,9 @@ def measure(store: Store, secret: str, records: int) -> dict[str, Any]:
 
 
 def print_report(report: dict[str, Any]) -> None:
-    print(f"trace benchmark, {report['backend']}, N={report['records']} Items (req/s, ratio to off)")
+    print(
+        f"trace benchmark, {report['backend']}, N={report['records']} Items (req/s, ratio to off)"
+    )
     print(f"{'figure':<14}" + "".join(f"{side:>18}" for side in SIDES))
     for name, row in report["results"].items():
         cells = [f"{row['off']['rps']:>18.1f}"]

@@ -42,7 +42,7 @@ class Collector(ThreadingHTTPServer):
 class _Receive(BaseHTTPRequestHandler):
     server: Collector
 
-    def do_POST(self) -> None:  # noqa: N802 (the handler's name is http.server's)
+    def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers["Content-Length"]))
         request = ExportMetricsServiceRequest()
         request.ParseFromString(body)

@@ -63,9 +63,7 @@ class Metrics:
                     if metric.name != name:
                         continue
                     for point in metric.data.data_points:
-                        if attributes is None or dict(point.attributes or {}) == dict(
-                            attributes
-                        ):
+                        if attributes is None or dict(point.attributes or {}) == dict(attributes):
                             total += int(getattr(point, "value", 0))
         return total
 

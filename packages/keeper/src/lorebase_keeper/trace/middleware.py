@@ -38,6 +38,9 @@ READ_POSTS = frozenset(
     for name in ("query", "context", "search", "resolve", "traverse", "neighborhood")
 )
 """POST routes that only read: their bodies are queries."""
+TRACE_ROUTES = "/api/v1/trace/"
+"""The trace's own routes are not steps: a note is one already, and reading a timeline is not
+agent activity."""
 WRITE_ANSWER_BYTES = 65536
 REJECTED = {"rejected": True}
 
@@ -137,8 +140,13 @@ class _Observed:
         method = str(self.scope["method"])
         reading = is_read(method, route)
         answer = self._answer(reading)
-        traced = self.candidate is not None and self.owner.decision is not None
-        if traced and self.owner.decision.settle(self.candidate, principal):  # type: ignore[union-attr]
+        decision, candidate = self.owner.decision, self.candidate
+        if (
+            decision is not None
+            and candidate is not None
+            and not route.startswith(TRACE_ROUTES)
+            and decision.settle(candidate, principal)
+        ):
             self._trace(principal, method, route, reading, answer, latency_ms)
         if self.owner.audit_reads and reading and self.context.domain is not None:
             self.owner.recorder.submit_audit(
@@ -183,10 +191,7 @@ class _Observed:
         refs: list[dict[str, Any]] | None = None
         proposal_id: str | None = None
         if reading:
-            if self.status == 422:
-                query = dict(REJECTED)
-            else:
-                query = self._query()
+            query = dict(REJECTED) if self.status == 422 else self._query()
             if answer is not None:
                 result = result_of(answer, keep_corrections=settings.capture_search_text)
                 refs = refs_of(answer, max_refs=settings.max_refs)

@@ -200,7 +200,9 @@ class Recorder:
         """Delete what is past its retention (the writer does it every prune_interval_s)."""
         today = datetime.now(UTC)
         if self.enabled:
-            self.store.prune_trace(format_datetime(today - timedelta(days=self.trace.retention_days)))
+            self.store.prune_trace(
+                format_datetime(today - timedelta(days=self.trace.retention_days))
+            )
         if self.audit.reads:
             self.store.prune_read_audit(
                 format_datetime(today - timedelta(days=self.audit.retention_days))
