@@ -19,14 +19,13 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-import sqlalchemy as sa
 import sqlean
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.trace.recorder import DROPPED, RECORDED
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
-from lorebase_store import tables as t
+from lorebase_store.testing import trace_consistency
 
 ROOT = Path(__file__).resolve().parents[3]
 SUPPLY = ROOT / "examples" / "supply"
@@ -105,37 +104,7 @@ def _hammer(url: str, key: str, session: str, calls: int, threads: int = 4) -> N
         thread.join()
 
 
-def assert_consistent(store: Store) -> dict[str, int]:
-    """Every session row counts its steps, numbered 1..n; the summaries add up to the steps."""
-    counts: dict[str, int] = {}
-    with store.engine.connect() as connection:
-        sessions = connection.execute(sa.select(t.agent_trace_sessions)).mappings().all()
-        for session in sessions:
-            steps = connection.execute(
-                sa.select(t.agent_trace_steps.c.step, t.agent_trace_steps.c.type)
-                .where(t.agent_trace_steps.c.session_row == session["id"])
-                .order_by(t.agent_trace_steps.c.step)
-            ).all()
-            assert [row.step for row in steps] == list(range(1, len(steps) + 1))
-            assert session["steps"] == len(steps)
-            summaries = (
-                connection.execute(
-                    sa.select(t.agent_trace_session_domains).where(
-                        t.agent_trace_session_domains.c.session_row == session["id"]
-                    )
-                )
-                .mappings()
-                .all()
-            )
-            assert sum(row["calls"] + row["notes"] for row in summaries) == len(steps)
-            counts[session["session_id"]] = len(steps)
-    return counts
-
-
-@pytest.mark.postgres
 def test_the_session_cap_holds_across_two_keepers(database_url: str, tmp_path: Path) -> None:
-    if not database_url.startswith("postgresql"):
-        pytest.skip("two Keepers share one database on PostgreSQL")
     store = Store.open(database_url)
     try:
         import_directory(store, SUPPLY)
@@ -154,7 +123,7 @@ def test_the_session_cap_holds_across_two_keepers(database_url: str, tmp_path: P
             for thread in both:
                 thread.join()
         # terminate flushed both queues (shutdown writes what is queued)
-        assert assert_consistent(store) == {"shared": 40}
+        assert trace_consistency(store) == {"shared": 40}
     finally:
         store.close()
 
@@ -174,12 +143,12 @@ def test_a_keeper_killed_mid_batch_corrupts_nothing(database_url: str, tmp_path:
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=20)
             hammering.join()
-        counts = assert_consistent(store)
+        counts = trace_consistency(store)
         assert counts.get("killed", 0) > 0, "the Keeper wrote batches before it was killed"
         # the database is usable afterwards: a new Keeper goes on with the same session
         with keeper_process(database_url, tmp_path) as (url, _):
             _hammer(url, key, "killed", 4, 1)
-        assert assert_consistent(store)["killed"] == counts["killed"] + 4
+        assert trace_consistency(store)["killed"] == counts["killed"] + 4
     finally:
         store.close()
 
@@ -249,6 +218,6 @@ def test_a_refusing_database_drops_by_reason_and_loses_no_count(tmp_path: Path) 
             for reason in ("queue_full", "write_failed", "session_full", "shutdown")
         )
         assert total + metrics.value(RECORDED) == 17
-        assert assert_consistent(store) == {"s": 2}
+        assert trace_consistency(store) == {"s": 2}
     finally:
         store.close()

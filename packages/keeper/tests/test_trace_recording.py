@@ -436,7 +436,8 @@ async def test_the_read_audit_records_reads_without_the_trace(supply: Store, key
     assert record["branch"] == "main"
     assert record["status"] == 200
     main = supply.find_branch("supply", "main")
-    assert main is not None and record["revision"] == main.head_revision
+    assert main is not None
+    assert record["revision"] == main.head_revision
     # nothing of the trace was written
     assert (
         supply.trace_sessions(

@@ -176,3 +176,36 @@ def write_trace_batches(
         results.put((recorded, dropped))
     finally:
         store.close()
+
+
+def trace_consistency(store: Store) -> dict[str, int]:
+    """Check every trace session row against its steps and summaries; steps per session id.
+
+    Each session row counts its steps, numbered 1..n, and its summaries add up to them. Tests
+    of a Keeper killed mid-batch or of concurrent writers use it: nothing half-written stays.
+    """
+    from lorebase_store import tables as t
+
+    counts: dict[str, int] = {}
+    with store.engine.connect() as connection:
+        sessions = connection.execute(sa.select(t.agent_trace_sessions)).mappings().all()
+        for session in sessions:
+            numbers = (
+                connection.execute(
+                    sa.select(t.agent_trace_steps.c.step)
+                    .where(t.agent_trace_steps.c.session_row == session["id"])
+                    .order_by(t.agent_trace_steps.c.step)
+                )
+                .scalars()
+                .all()
+            )
+            assert list(numbers) == list(range(1, len(numbers) + 1)), session["session_id"]
+            assert session["steps"] == len(numbers), session["session_id"]
+            summaries = connection.execute(
+                sa.select(
+                    t.agent_trace_session_domains.c.calls, t.agent_trace_session_domains.c.notes
+                ).where(t.agent_trace_session_domains.c.session_row == session["id"])
+            ).all()
+            assert sum(row.calls + row.notes for row in summaries) == len(numbers)
+            counts[session["session_id"]] = counts.get(session["session_id"], 0) + len(numbers)
+    return counts

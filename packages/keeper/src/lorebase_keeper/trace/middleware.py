@@ -199,9 +199,12 @@ class _Observed:
             proposal_id = _proposal_of(self.path_params, answer)
         domain = self.context.domain or _text(self.path_params.get("domain"))
         statements = None
-        if self.context.statements and domain is not None:
-            if "trace.explain" in principal.permissions(domain, self.context.branch):
-                statements = list(self.context.statements)
+        if (
+            self.context.statements
+            and domain is not None
+            and "trace.explain" in principal.permissions(domain, self.context.branch)
+        ):
+            statements = list(self.context.statements)
         step = TraceStep(
             principal=principal.id,
             session_id=self.candidate.session_id,
