@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -17,10 +19,11 @@ import pytest
 from fastapi import FastAPI
 from packages.keeper.tests.conftest import Keys
 
+from lorebase_core.values import format_datetime
 from lorebase_keeper.app import create_app
 from lorebase_keeper.trace.recorder import DROPPED, RECORDED
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, StoredStep
+from lorebase_store import Store, StoredStep, TraceStep
 
 pytestmark = pytest.mark.anyio
 
@@ -445,3 +448,24 @@ async def test_the_read_audit_records_reads_without_the_trace(supply: Store, key
         ).sessions
         == []
     )
+
+
+async def test_the_writer_prunes_steps_past_retention(
+    traced: Callable[..., Traced], supply: Store
+) -> None:
+    old = format_datetime(datetime.now(UTC) - timedelta(days=8))
+    supply.write_trace(
+        [
+            TraceStep(principal="usr_admin", session_id="old", client="c", domain="supply", at=old)
+        ],
+        max_steps_per_session=10,
+        inferred_idle_s=300,
+    )
+    assert supply.trace_session("usr_admin", "old") is not None
+    keeper = traced(prune_interval_s=0.05)
+    await keeper.http.get(f"{API}/schema", headers=keeper.headers(**opt_in("new")))
+    deadline = time.monotonic() + 10
+    while supply.trace_session("usr_admin", "old") is not None:
+        assert time.monotonic() < deadline, "the writer did not prune within 10 s"
+        await asyncio.sleep(0.05)
+    assert len(keeper.steps("new")) == 1
