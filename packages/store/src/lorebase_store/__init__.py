@@ -15,6 +15,7 @@ The parts behind it:
 | `writes/` | `Writes`: executions, task branches, Proposals, merges, the audit log |
 | `health/`, `search/`, `graph/` | the health report, search, traversals and neighborhoods |
 | `access` | principals, API keys and grants |
+| `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
 
 `Segment`, `fetch_records`, `fetch_links` and `query_sql` are the statements reads issue, exported
@@ -74,6 +75,17 @@ from lorebase_store.results import (
 )
 from lorebase_store.search import Correction, SearchHit, SearchResult
 from lorebase_store.store import Store
+from lorebase_store.trace.read_audit import AuditItem, AuditPage, ReadAuditEntry
+from lorebase_store.trace.steps import (
+    SessionVisibility,
+    StepType,
+    StoredStep,
+    TraceSession,
+    TraceSessionPage,
+    TraceSessionSummary,
+    TraceStep,
+    TraceWritten,
+)
 from lorebase_store.versioned.views import Authorize, Segment, View
 from lorebase_store.writes.audit import AuditEntry
 from lorebase_store.writes.branches import BranchMode
@@ -106,6 +118,8 @@ from lorebase_store.writes.writes import (
 __all__ = [
     "Attempt",
     "AuditEntry",
+    "AuditItem",
+    "AuditPage",
     "Authorize",
     "BranchInfo",
     "BranchMerge",
@@ -154,6 +168,7 @@ __all__ = [
     "QueryGroup",
     "QueryResult",
     "QueryRow",
+    "ReadAuditEntry",
     "Reader",
     "RecordVersion",
     "RelationHealth",
@@ -164,9 +179,17 @@ __all__ = [
     "SearchResult",
     "SeedVersion",
     "Segment",
+    "SessionVisibility",
     "Statistics",
+    "StepType",
     "Store",
+    "StoredStep",
     "TaskBranch",
+    "TraceSession",
+    "TraceSessionPage",
+    "TraceSessionSummary",
+    "TraceStep",
+    "TraceWritten",
     "TraverseResult",
     "ValueCounts",
     "ValueIndex",

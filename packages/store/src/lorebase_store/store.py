@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 
@@ -34,6 +34,15 @@ from lorebase_store.results import (
     RevisionInfo,
 )
 from lorebase_store.search import put_vector
+from lorebase_store.trace import pruning, read_audit, sessions, writing
+from lorebase_store.trace.read_audit import AuditPage, ReadAuditEntry
+from lorebase_store.trace.steps import (
+    SessionVisibility,
+    TraceSession,
+    TraceSessionPage,
+    TraceStep,
+    TraceWritten,
+)
 from lorebase_store.versioned.domains import check_branch_name, insert_domain
 from lorebase_store.versioned.schemas import schema_at
 from lorebase_store.versioned.views import (
@@ -384,3 +393,89 @@ class Store:
     def revoke_grant(self, grant_id: int) -> None:
         with write_transaction(self.engine) as connection:
             access_rows.revoke_grant(connection, grant_id)
+
+    # -- the agent trace and the read audit (docs/storage.md) --------------------------------
+    def write_trace(
+        self, steps: Sequence[TraceStep], *, max_steps_per_session: int, inferred_idle_s: float
+    ) -> TraceWritten:
+        """Write a batch of steps in one transaction; steps past a session's cap are dropped."""
+        with write_transaction(self.engine) as connection:
+            return writing.write_trace(
+                connection,
+                steps,
+                max_steps_per_session=max_steps_per_session,
+                inferred_idle_s=inferred_idle_s,
+            )
+
+    def trace_sessions(
+        self,
+        *,
+        visibility: SessionVisibility,
+        actor: str | None = None,
+        domain: str | None = None,
+        limit: int,
+        cursor: str | None = None,
+    ) -> TraceSessionPage:
+        """Session summaries per Domain the lister may see, newest first (summaries only)."""
+        with read_transaction(self.engine) as connection:
+            return sessions.trace_sessions(
+                connection,
+                visibility=visibility,
+                actor=actor,
+                domain=domain,
+                limit=limit,
+                cursor=cursor,
+            )
+
+    def trace_session(self, principal: str, session_id: str) -> TraceSession | None:
+        """The timeline of `principal`'s session `session_id`, or None."""
+        with read_transaction(self.engine) as connection:
+            return sessions.trace_session(connection, principal, session_id)
+
+    def prune_trace(self, older_than: str) -> int:
+        """Delete the steps with `at < older_than`, a transaction per chunk: how many."""
+        total = 0
+        while True:
+            with write_transaction(self.engine) as connection:
+                deleted = pruning.prune_chunk(connection, older_than)
+            if deleted is None:
+                return total
+            total += deleted
+
+    def write_read_audit(self, entries: Sequence[ReadAuditEntry]) -> int:
+        with write_transaction(self.engine) as connection:
+            return read_audit.write_read_audit(connection, entries)
+
+    def prune_read_audit(self, older_than: str) -> int:
+        """Delete the read audit entries with `at < older_than`, in chunks: how many."""
+        total = 0
+        while True:
+            with write_transaction(self.engine) as connection:
+                deleted = read_audit.prune_read_audit_chunk(connection, older_than)
+            if deleted is None:
+                return total
+            total += deleted
+
+    def audit_log(
+        self,
+        domain: str,
+        *,
+        kind: Literal["read", "write"] | None = None,
+        principal: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int,
+        cursor: str | None = None,
+    ) -> AuditPage:
+        """The reads and writes audited in `domain`, newest first, one cursor over both."""
+        with read_transaction(self.engine) as connection:
+            return read_audit.audit_log(
+                connection,
+                domain,
+                kind=kind,
+                principal=principal,
+                since=since,
+                until=until,
+                limit=limit,
+                cursor=cursor,
+            )

@@ -1,0 +1,35 @@
+"""Opaque keyset cursors of the trace and audit lists: the sort key of the last row of a page."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from lorebase_core.errors import BadCursor, quoted
+
+
+def encode_keyset(list_name: str, key: list[Any]) -> str:
+    """A cursor continuing `list_name` after the row whose sort key is `key`."""
+    document = json.dumps({"l": list_name, "k": key}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(document.encode()).decode().rstrip("=")
+
+
+def decode_keyset(list_name: str, cursor: str, types: tuple[type, ...]) -> list[Any]:
+    """The sort key a cursor of `list_name` continues after; BadCursor for any other text."""
+    invalid = BadCursor(f"cursor {quoted(cursor)} is not one this server issued for {list_name}")
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        document = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except ValueError:
+        raise invalid from None
+    if not isinstance(document, dict) or document.get("l") != list_name:
+        raise invalid
+    key = document.get("k")
+    if (
+        not isinstance(key, list)
+        or len(key) != len(types)
+        or not all(type(part) is kind for part, kind in zip(key, types, strict=True))
+    ):
+        raise invalid
+    return key

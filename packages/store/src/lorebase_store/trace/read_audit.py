@@ -1,0 +1,223 @@
+"""The read audit (keeper.auth.audit.reads) and the audit log of a Domain, reads and writes.
+
+Keeper's recorder writes `ReadAuditEntry`s in batches, one statement each. `audit_log` merges
+them with the write audit (the `audit_log` table, `writes/audit.py`) of one Domain into one list,
+newest first, ordered by `(at desc, kind, id desc)`, with one keyset cursor over both. Time
+stamps are compared as text in byte order (collation "C" on PostgreSQL), the order of the merge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import sqlalchemy as sa
+
+from lorebase_core.values import format_datetime
+from lorebase_store import tables as t
+from lorebase_store.engine import is_sqlite
+from lorebase_store.trace.domain_names import domain_ids
+from lorebase_store.trace.keyset import decode_keyset, encode_keyset
+from lorebase_store.trace.moments import moment
+from lorebase_store.versioned.views import load_domain
+
+AuditKind = Literal["read", "write"]
+CHUNK = 1000
+LIST = "audit log"
+READS = t.read_audit
+WRITES = t.audit_log
+
+
+@dataclass(frozen=True, kw_only=True)
+class ReadAuditEntry:
+    """One audited read: who read which Records and Links (`refs`) of which Revision."""
+
+    principal: str
+    route: str
+    domain: str | None
+    branch: str | None
+    revision: str | None
+    refs: list[dict[str, Any]]
+    status: int
+    at: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditItem:
+    """An entry of a Domain's audit log: a read (`route` ...) or a write (`action` ...)."""
+
+    kind: AuditKind
+    number: int
+    principal: str
+    at: str
+    route: str | None = None
+    branch: str | None = None
+    revision: str | None = None
+    refs: list[dict[str, Any]] | None = None
+    status: int | None = None
+    action: str | None = None
+    target: str | None = None
+    details: dict[str, Any] | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.kind}-{self.number}"
+
+    def to_json(self) -> dict[str, Any]:
+        item: dict[str, Any] = {
+            "kind": self.kind,
+            "id": self.id,
+            "principal": self.principal,
+            "at": self.at,
+        }
+        if self.kind == "read":
+            item.update(
+                route=self.route,
+                branch=self.branch,
+                revision=self.revision,
+                refs=self.refs,
+                status=self.status,
+            )
+        else:
+            item.update(action=self.action, target=self.target, details=self.details)
+        return item
+
+
+@dataclass(frozen=True, kw_only=True)
+class AuditPage:
+    entries: list[AuditItem]
+    next_cursor: str | None
+
+
+def write_read_audit(connection: sa.Connection, entries: Sequence[ReadAuditEntry]) -> int:
+    """Insert a batch of entries (one statement); an unknown Domain name is stored as none."""
+    if not entries:
+        return 0
+    domains = domain_ids(connection, (entry.domain for entry in entries))
+    connection.execute(
+        READS.insert(),
+        [
+            {
+                "domain_id": domains.get(entry.domain) if entry.domain is not None else None,
+                "principal": entry.principal,
+                "route": entry.route,
+                "branch": entry.branch,
+                "revision": entry.revision,
+                "refs": entry.refs,
+                "status": entry.status,
+                "created_at": entry.at,
+            }
+            for entry in entries
+        ],
+    )
+    return len(entries)
+
+
+def prune_read_audit_chunk(connection: sa.Connection, older_than: str) -> int | None:
+    """Delete up to `CHUNK` entries with `at < older_than`: how many, None when none was left."""
+    select = sa.select(READS.c.id).where(READS.c.created_at < older_than).limit(CHUNK)
+    if not is_sqlite(connection):
+        select = select.with_for_update(skip_locked=True)
+    ids = list(connection.execute(select).scalars())
+    if not ids:
+        return None
+    return connection.execute(READS.delete().where(READS.c.id.in_(ids))).rowcount
+
+
+def audit_log(
+    connection: sa.Connection,
+    domain: str,
+    *,
+    kind: AuditKind | None,
+    principal: str | None,
+    since: str | None,
+    until: str | None,
+    limit: int,
+    cursor: str | None,
+) -> AuditPage:
+    """Reads and writes of `domain` newest first; `since` inclusive, `until` exclusive."""
+    domain_id = load_domain(connection, domain).id
+    after = decode_keyset(LIST, cursor, (str, str, int)) if cursor is not None else None
+    bounds = (
+        format_datetime(moment(since)) if since is not None else None,
+        format_datetime(moment(until)) if until is not None else None,
+    )
+    found: list[AuditItem] = []
+    for table, item_kind in ((READS, "read"), (WRITES, "write")):
+        if kind is None or kind == item_kind:
+            found.extend(
+                _items(connection, table, item_kind, domain_id, principal, bounds, after, limit + 1)
+            )
+    found.sort(key=_order)
+    page = found[:limit]
+    next_cursor = None
+    if len(found) > limit:
+        last = page[-1]
+        next_cursor = encode_keyset(LIST, [last.at, last.kind, last.number])
+    return AuditPage(entries=page, next_cursor=next_cursor)
+
+
+def _order(item: AuditItem) -> tuple[Any, ...]:
+    # newest first: time stamps descending in byte order, as the SQL sorts them (the 0 ends a
+    # stamp, so one that another starts with comes after it), then kind, then ids descending
+    return ((*(-byte for byte in item.at.encode()), 0), item.kind, -item.number)
+
+
+def _items(
+    connection: sa.Connection,
+    table: sa.Table,
+    item_kind: str,
+    domain_id: int,
+    principal: str | None,
+    bounds: tuple[str | None, str | None],
+    after: list[Any] | None,
+    limit: int,
+) -> list[AuditItem]:
+    at = table.c.created_at if is_sqlite(connection) else sa.collate(table.c.created_at, "C")
+    conditions: list[sa.ColumnElement[bool]] = [table.c.domain_id == domain_id]
+    if principal is not None:
+        conditions.append(table.c.principal == principal)
+    since, until = bounds
+    if since is not None:
+        conditions.append(at >= since)
+    if until is not None:
+        conditions.append(at < until)
+    if after is not None:
+        after_at, after_kind, after_id = after
+        if item_kind > after_kind:
+            conditions.append(at <= after_at)
+        elif item_kind == after_kind:
+            conditions.append(sa.or_(at < after_at, sa.and_(at == after_at, table.c.id < after_id)))
+        else:
+            conditions.append(at < after_at)
+    rows = connection.execute(
+        sa.select(table).where(*conditions).order_by(at.desc(), table.c.id.desc()).limit(limit)
+    ).mappings()
+    if item_kind == "read":
+        return [
+            AuditItem(
+                kind="read",
+                number=row["id"],
+                principal=row["principal"],
+                at=row["created_at"],
+                route=row["route"],
+                branch=row["branch"],
+                revision=row["revision"],
+                refs=list(row["refs"]),
+                status=row["status"],
+            )
+            for row in rows
+        ]
+    return [
+        AuditItem(
+            kind="write",
+            number=row["id"],
+            principal=row["principal"],
+            at=row["created_at"],
+            action=row["action"],
+            target=row["target"],
+            details=dict(row["details"]),
+        )
+        for row in rows
+    ]
