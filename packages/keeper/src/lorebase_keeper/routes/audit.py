@@ -14,7 +14,7 @@ from lorebase_core.errors import DomainNotFound, InvalidInput, Issue
 from lorebase_core.values import ValueProblem, canonical, parse_type
 from lorebase_keeper.answers import plain
 from lorebase_keeper.reading import keeper_of, page_limit
-from lorebase_keeper.routes.documented import READ_RESPONSES, answer
+from lorebase_keeper.routes.documented import UNSTAMPED_READ_RESPONSES, answer
 from lorebase_keeper.routes.parameters import CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes.audit import AuditPageAnswer
@@ -29,7 +29,7 @@ router = APIRouter(
     prefix="/api/v1/domains/{domain}",
     tags=["audit"],
     route_class=SegmentRoute,
-    responses=READ_RESPONSES,
+    responses=UNSTAMPED_READ_RESPONSES,
 )
 
 

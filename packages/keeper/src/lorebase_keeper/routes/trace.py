@@ -19,7 +19,7 @@ from lorebase_core.values import format_datetime
 from lorebase_keeper.answers import plain
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.reading import Keeper, keeper_of, page_limit
-from lorebase_keeper.routes.documented import READ_RESPONSES, WRITE_RESPONSES, answer
+from lorebase_keeper.routes.documented import UNSTAMPED_READ_RESPONSES, WRITE_RESPONSES, answer
 from lorebase_keeper.routes.parameters import CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes.trace import (
@@ -132,7 +132,7 @@ def add_note(request: Request, session_id: str, body: NoteRequest) -> Response:
 @router.get(
     "/sessions",
     summary="Trace sessions the caller may see, newest first",
-    responses={**READ_RESPONSES, **answer(TraceSessionsPage)},
+    responses={**UNSTAMPED_READ_RESPONSES, **answer(TraceSessionsPage)},
 )
 def trace_sessions(
     request: Request,
@@ -170,7 +170,7 @@ def trace_sessions(
 @router.get(
     "/sessions/{session_id}",
     summary="A trace session's timeline (the caller's, or actor's)",
-    responses={**READ_RESPONSES, **answer(TraceSessionAnswer)},
+    responses={**UNSTAMPED_READ_RESPONSES, **answer(TraceSessionAnswer)},
 )
 def trace_session(request: Request, session_id: str, actor: ACTOR = None) -> Response:
     keeper = keeper_of(request)
