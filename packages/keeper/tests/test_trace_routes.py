@@ -261,6 +261,17 @@ async def test_another_principal_reusing_the_id_has_a_session_of_its_own(
     assert sorted(by_step(agents)) == [1, 2, 3, 4], "nothing slipped into svc_agent's session"
 
 
+async def test_the_owner_sees_its_calls_in_a_domain_only_while_it_holds_a_grant_there(
+    api: httpx.AsyncClient, readers: dict[str, str], supply: Store
+) -> None:
+    write_steps(supply, seeded_steps("usr_nobody"))
+    document = (await timeline(api, readers["nobody"], actor=None)).json()
+    steps = by_step(document)
+    assert sorted(steps) == [2, 3, 4], "its notes and its calls outside a Domain stay"
+    assert steps[2]["note"] == "the supplier of P-10028 next"
+    assert [summary["domain_id"] for summary in document["domains"]] == [None]
+
+
 # -- the sessions list ------------------------------------------------------------------------
 
 

@@ -187,7 +187,8 @@ def trace_session(request: Request, session_id: str, actor: ACTOR = None) -> Res
     summaries = [
         summary.to_json() for summary in found.domains if sight.shows_domain(summary.domain)
     ]
-    times = sorted(step["at"] for step in steps)
+    # time stamps do not sort as text within a second (`...:00Z` > `...:00.5Z`)
+    times = sorted((step["at"] for step in steps), key=datetime.fromisoformat)
     everything = len(steps) == len(found.steps)
     return plain(
         {

@@ -1,7 +1,7 @@
 """Who sees what of the agent trace (docs/trace.md, "Who sees what").
 
-A principal sees its own steps and notes in full (steps in a Domain only while it holds a grant
-there). Another principal's steps in a Domain show to a reader holding `trace.read` there through
+A principal sees its own steps and notes in full (its calls in a Domain only while it holds a
+grant there; its notes always). Another principal's steps in a Domain show to a reader holding `trace.read` there through
 a *Domain-wide* grant (on that Domain or `*`, branch `*`, not narrowed to Kinds): a grant limited
 to some branches or Kinds reads part of the Domain, and a trace step can name any of it. Of such
 a step the reader gets:
@@ -144,7 +144,8 @@ class TraceSight:
     def step(self, step: dict[str, Any]) -> dict[str, Any] | None:
         """`step` (StoredStep.to_json()) as the reader sees it, with `withheld`; None: hidden."""
         domain = step.get("domain_id")
-        if not self.shows_domain(domain):
+        own_note = self.own and step.get("type") == "note"
+        if not own_note and not self.shows_domain(domain):
             return None
         shown = {**step, "withheld": False}
         if self.own or domain is None:
