@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from lorebase_core.errors import BadCursor
+from lorebase_core.errors import BadCursor, BadRequest
 from lorebase_core.schema import load_schema
 from lorebase_core.values import format_datetime
 from lorebase_store import (
@@ -464,3 +464,32 @@ def test_pruning_runs_in_chunks(traced: Store) -> None:
     assert row_count(traced, t.agent_trace_steps) == 0
     assert row_count(traced, t.agent_trace_sessions) == 0
     assert row_count(traced, t.agent_trace_session_domains) == 0
+
+
+def test_time_stamps_within_one_second_order_as_instants(traced: Store) -> None:
+    # as text, "09:00:01Z" sorts after "09:00:01.5Z": the store keeps a form that does not
+    write(traced, step(1.5), step(1), step(0.25, session_id="s-2"), step(2, session_id="s-2"))
+    session = timeline(traced, "s-1")
+    assert (session.first_at, session.last_at) == (at(1), at(1.5))
+    assert [s.at for s in session.steps] == [at(1.5), at(1)]
+    listed_sessions = traced.trace_sessions(visibility=everything(), limit=10).sessions
+    assert [(s.session_id, s.last_at) for s in listed_sessions] == [
+        ("s-2", at(2)),
+        ("s-1", at(1.5)),
+    ]
+    assert traced.prune_trace(at(1)) == 1
+    assert [s.at for s in timeline(traced, "s-2").steps] == [at(2)]
+    assert traced.prune_trace(at(1.5)) == 1
+    assert [s.at for s in timeline(traced, "s-1").steps] == [at(1.5)]
+
+
+def test_a_time_stamp_that_is_not_iso_8601_is_bad_input(traced: Store) -> None:
+    with pytest.raises(BadRequest, match="ISO 8601"):
+        write(traced, step(0, at="yesterday"))
+    with pytest.raises(BadRequest, match="ISO 8601"):
+        traced.prune_trace("soon")
+
+
+def test_a_page_holds_at_least_one_session(traced: Store) -> None:
+    with pytest.raises(BadRequest, match="limit must be at least 1"):
+        traced.trace_sessions(visibility=everything(), limit=0)

@@ -35,7 +35,10 @@ from lorebase_keeper.routes import (
 )
 from lorebase_keeper.segments import PathSegments
 from lorebase_keeper.text import ValidText
+from lorebase_keeper.trace.middleware import TraceMiddleware
+from lorebase_keeper.trace.recorder import Recorder
 from lorebase_platform.settings import Settings
+from lorebase_platform.telemetry import Metrics
 from lorebase_store import Store
 
 VERSION = "0.1.0"
@@ -53,6 +56,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        app.state.keeper.recorder.close()  # what is queued is written before the store closes
+        app.state.metrics.shutdown()
         if owned:
             app.state.store.close()
 
@@ -65,14 +70,18 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.store = store if store is not None else Store.from_settings(settings.database)
+    app.state.metrics = Metrics(settings.telemetry, "lorebase-keeper")
+    recorder = Recorder(settings, app.state.store, app.state.metrics)
     app.state.keeper = Keeper(
         settings,
         app.state.store,
         Authenticator(settings, app.state.store),
         AnswerCache(settings.keeper.cache),
+        recorder,
     )
     install_error_handlers(app)
-    # the last added runs first: logged, text and segments checked, the body read and checked
+    # the last added runs first: logged, traced, text and segments checked, the body read and
+    # checked
     app.add_middleware(RouteSeen)
     app.add_middleware(
         BodyLimit,
@@ -81,6 +90,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.add_middleware(PathSegments)
     app.add_middleware(ValidText)
+    if settings.keeper.trace.enabled or settings.keeper.auth.audit.reads:
+        app.add_middleware(TraceMiddleware, settings=settings, recorder=recorder)
     app.add_middleware(RequestLog)
     if settings.keeper.auth.mode == "none":
         app.add_middleware(AuthModeHeader)

@@ -108,7 +108,8 @@ ROUTE_SEEN = "lorebase.route"
 
 
 class RouteSeen:
-    """Pure ASGI middleware, innermost: tells `RequestLog` which route answered."""
+    """Pure ASGI middleware, innermost: tells `RequestLog` (and the trace) which route answered,
+    with its path parameters."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -120,6 +121,7 @@ class RouteSeen:
             holder = scope.get(ROUTE_SEEN)
             if isinstance(holder, dict):
                 holder["route"] = route_of(scope)
+                holder["path_params"] = dict(scope.get("path_params") or {})
 
 
 class RequestLog:
@@ -140,7 +142,7 @@ class RequestLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        holder: dict[str, str] = {}
+        holder: dict[str, Any] = {}
         scope = {**scope, ROUTE_SEEN: holder}
         status = 0
         began = time.perf_counter()

@@ -15,6 +15,7 @@ from lorebase_keeper.answers import AnswerCache, stamped
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.trace.context import StepContext, current_step
+from lorebase_keeper.trace.recorder import Recorder
 from lorebase_platform.settings import PageSettings, Settings
 from lorebase_store import Reader, Store
 
@@ -27,6 +28,8 @@ class Keeper:
     store: Store
     authenticator: Authenticator
     cache: AnswerCache
+    recorder: Recorder
+    """The agent trace's and the read audit's off-path writer."""
 
 
 def keeper_of(request: Request) -> Keeper:

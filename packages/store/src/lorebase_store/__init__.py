@@ -17,6 +17,7 @@ The parts behind it:
 | `access` | principals, API keys and grants |
 | `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
+| `plans` | the statements a read ran and their EXPLAIN plans (the agent trace's `explain`) |
 
 `Segment`, `fetch_records`, `fetch_links` and `query_sql` are the statements reads issue, exported
 for the benchmarks that measure Keeper against them (bench/).
@@ -53,6 +54,7 @@ from lorebase_store.health.report import (
     Violation,
 )
 from lorebase_store.importer import ImportResult, import_directory
+from lorebase_store.plans import collect_statements
 from lorebase_store.reads.context_reads import SeedVersion
 from lorebase_store.reads.history import cursor_revision
 from lorebase_store.reads.query import QueryGroup, QueryResult, QueryRow, query_sql
@@ -197,6 +199,7 @@ __all__ = [
     "Violation",
     "Writes",
     "api_key_id",
+    "collect_statements",
     "create_store_engine",
     "cursor_revision",
     "fetch_links",

@@ -22,6 +22,7 @@ import sqlite_vec
 
 from lorebase_core.errors import BadRequest
 from lorebase_core.schema import canonical_json
+from lorebase_store.plans import listen_for_statements
 
 WRITE = "lorebase_write"
 
@@ -58,6 +59,12 @@ def sqlite_url(path: Path) -> str:
 
 def create_store_engine(url: str, *, pool_size: int = 5, busy_timeout_ms: int = 30000) -> sa.Engine:
     """An engine for `url` (`sqlite:///PATH` or `postgresql://...`) tuned for the store."""
+    engine = _engine(url, pool_size=pool_size, busy_timeout_ms=busy_timeout_ms)
+    listen_for_statements(engine)  # the reads a traced debug request ran (plans.py)
+    return engine
+
+
+def _engine(url: str, *, pool_size: int, busy_timeout_ms: int) -> sa.Engine:
     if url.startswith("sqlite"):
         return _sqlite_engine(url, busy_timeout_ms)
     if url.startswith("postgresql://") or url.startswith("postgres://"):

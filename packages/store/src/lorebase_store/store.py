@@ -24,6 +24,7 @@ from lorebase_store.engine import (
     write_transaction,
 )
 from lorebase_store.migrate import upgrade
+from lorebase_store.plans import Statement, plan_summaries
 from lorebase_store.reads.diff import diff
 from lorebase_store.reads.reader import Reader, open_reader
 from lorebase_store.results import (
@@ -95,6 +96,19 @@ class Store:
     def backend(self) -> str:
         """`sqlite` or `postgresql`."""
         return self.engine.dialect.name
+
+    def plan_summaries(self, statements: Sequence[Statement]) -> list[dict[str, Any]]:
+        """The plans of `statements` (from `collect_statements`), read with EXPLAIN only: node
+        types, indexes and tables scanned, and on PostgreSQL the estimated rows and cost. A
+        statement EXPLAIN cannot take gets `{"statement", "error"}`; nothing is raised."""
+        if not statements:
+            return []
+        try:
+            with read_transaction(self.engine) as connection:
+                return plan_summaries(connection, statements)
+        except sa.exc.SQLAlchemyError as exc:
+            error = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+            return [{"statement": text.strip()[:200], "error": error} for text, _ in statements]
 
     def ping(self) -> bool:
         """Whether the database answers."""

@@ -145,3 +145,67 @@ def statements_run(store: Store) -> Iterator[list[str]]:
         yield seen
     finally:
         sa.event.remove(store.engine, "before_cursor_execute", count)
+
+
+def write_trace_batches(
+    url: str,
+    steps: list[Any],
+    *,
+    batch_size: int,
+    max_steps_per_session: int,
+    start: Any,
+    results: Any,
+) -> None:
+    """Write `steps` in batches from a Store of its own (a process of a concurrency test).
+
+    It waits at the `start` barrier, then puts `(recorded, session_full)` on `results`; a
+    module-level function so that multiprocessing's spawn context can start it.
+    """
+    store = Store.open(url)
+    try:
+        start.wait(timeout=60)
+        recorded = dropped = 0
+        for offset in range(0, len(steps), batch_size):
+            written = store.write_trace(
+                steps[offset : offset + batch_size],
+                max_steps_per_session=max_steps_per_session,
+                inferred_idle_s=300.0,
+            )
+            recorded += written.recorded
+            dropped += written.session_full
+        results.put((recorded, dropped))
+    finally:
+        store.close()
+
+
+def trace_consistency(store: Store) -> dict[str, int]:
+    """Check every trace session row against its steps and summaries; steps per session id.
+
+    Each session row counts its steps, numbered 1..n, and its summaries add up to them. Tests
+    of a Keeper killed mid-batch or of concurrent writers use it: nothing half-written stays.
+    """
+    from lorebase_store import tables as t
+
+    counts: dict[str, int] = {}
+    with store.engine.connect() as connection:
+        sessions = connection.execute(sa.select(t.agent_trace_sessions)).mappings().all()
+        for session in sessions:
+            numbers = (
+                connection.execute(
+                    sa.select(t.agent_trace_steps.c.step)
+                    .where(t.agent_trace_steps.c.session_row == session["id"])
+                    .order_by(t.agent_trace_steps.c.step)
+                )
+                .scalars()
+                .all()
+            )
+            assert list(numbers) == list(range(1, len(numbers) + 1)), session["session_id"]
+            assert session["steps"] == len(numbers), session["session_id"]
+            summaries = connection.execute(
+                sa.select(
+                    t.agent_trace_session_domains.c.calls, t.agent_trace_session_domains.c.notes
+                ).where(t.agent_trace_session_domains.c.session_row == session["id"])
+            ).all()
+            assert sum(row.calls + row.notes for row in summaries) == len(numbers)
+            counts[session["session_id"]] = counts.get(session["session_id"], 0) + len(numbers)
+    return counts

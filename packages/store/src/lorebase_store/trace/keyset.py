@@ -6,7 +6,13 @@ import base64
 import json
 from typing import Any
 
-from lorebase_core.errors import BadCursor, quoted
+from lorebase_core.errors import BadCursor, BadRequest, quoted
+
+
+def check_limit(limit: int) -> None:
+    """A page holds at least one row (Keeper bounds the maximum from settings)."""
+    if limit < 1:
+        raise BadRequest(f"limit must be at least 1, not {limit}")
 
 
 def encode_keyset(list_name: str, key: list[Any]) -> str:

@@ -1,7 +1,9 @@
-"""Time stamps of steps: strings of `format_datetime`, compared as instants.
+"""Time stamps of steps and audit entries: stored so that text order is time order.
 
-The strings do not sort as text within one second (`...:00Z` > `...:00.5Z`), so windows and
-minimums are computed on datetimes; SQL filters on the strings are widened by a second.
+`format_datetime` strings do not sort as text within one second (`...:00Z` sorts after
+`...:00.5Z`), so the trace and read audit tables keep them with microseconds always
+(`stored`), which sorts and compares in SQL like the instants do; reads give them back as
+`format_datetime` strings (`shown`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from lorebase_core.errors import BadRequest, quoted
 from lorebase_core.values import format_datetime
 
-SLACK = timedelta(seconds=1)
+STORED = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 def moment(text: str) -> datetime:
@@ -26,14 +28,16 @@ def moment(text: str) -> datetime:
     return parsed.astimezone(UTC)
 
 
-def earliest(*texts: str) -> str:
-    return min(texts, key=moment)
+def stored(text: str) -> str:
+    """The form a time stamp is kept and compared in: UTC, always with microseconds."""
+    return moment(text).strftime(STORED)
 
 
-def latest(*texts: str) -> str:
-    return max(texts, key=moment)
+def shown(text: str) -> str:
+    """A kept time stamp as the API gives them (`format_datetime`)."""
+    return format_datetime(moment(text))
 
 
 def shifted(text: str, delta: timedelta) -> str:
-    """`text` moved by `delta`, as a string for SQL bounds."""
-    return format_datetime(moment(text) + delta)
+    """`text` moved by `delta`, in the stored form (a bound in SQL)."""
+    return (moment(text) + delta).strftime(STORED)

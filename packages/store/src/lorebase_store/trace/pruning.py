@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
-from lorebase_store.trace.moments import earliest, latest
+from lorebase_store.trace.moments import stored
 
 CHUNK = 1000
 SESSIONS = t.agent_trace_sessions
@@ -25,7 +25,8 @@ SUMMARIES = t.agent_trace_session_domains
 
 def prune_chunk(connection: sa.Connection, older_than: str, chunk: int = CHUNK) -> int | None:
     """Delete one chunk of steps with `at < older_than`: how many, None when none was left."""
-    candidates = sa.select(STEPS.c.seq, STEPS.c.session_row).where(STEPS.c.at < older_than)
+    bound = stored(older_than)
+    candidates = sa.select(STEPS.c.seq, STEPS.c.session_row).where(STEPS.c.at < bound)
     candidates = candidates.order_by(STEPS.c.seq).limit(chunk)
     if not is_sqlite(connection):
         candidates = candidates.with_for_update(skip_locked=True)
@@ -97,8 +98,8 @@ def _lower(connection: sa.Connection, session: dict[str, Any], deleted: int) -> 
         .where(SESSIONS.c.id == session["id"])
         .values(
             steps=max(0, session["steps"] - deleted),
-            first_at=earliest(*ats),
-            last_at=latest(*ats),
+            first_at=min(ats),
+            last_at=max(ats),
         )
     )
 
@@ -111,8 +112,8 @@ def _summary_of(steps: list[Any]) -> dict[str, Any]:
     calls = sum(1 for row in steps if row["type"] == "call")
     ats = [row["at"] for row in steps]
     return {
-        "first_at": earliest(*ats),
-        "last_at": latest(*ats),
+        "first_at": min(ats),
+        "last_at": max(ats),
         "first_step": steps[0]["step"],
         "last_step": steps[-1]["step"],
         "calls": calls,

@@ -2,8 +2,10 @@
 
 Keeper's recorder writes `ReadAuditEntry`s in batches, one statement each. `audit_log` merges
 them with the write audit (the `audit_log` table, `writes/audit.py`) of one Domain into one list,
-newest first, ordered by `(at desc, kind, id desc)`, with one keyset cursor over both. Time
-stamps are compared as text in byte order (collation "C" on PostgreSQL), the order of the merge.
+newest first, ordered by `(at desc, kind, id desc)`, with one keyset cursor over both. Both
+sides sort and compare time stamps in the stored form (`moments.stored`; the write audit's are
+`format_datetime` strings, turned into it in SQL) in byte order (collation "C" on PostgreSQL),
+which is the order the two are merged in here.
 """
 
 from __future__ import annotations
@@ -14,12 +16,11 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
-from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
 from lorebase_store.trace.domain_names import domain_ids
-from lorebase_store.trace.keyset import decode_keyset, encode_keyset
-from lorebase_store.trace.moments import moment
+from lorebase_store.trace.keyset import check_limit, decode_keyset, encode_keyset
+from lorebase_store.trace.moments import shown, stored
 from lorebase_store.versioned.views import load_domain
 
 AuditKind = Literal["read", "write"]
@@ -106,7 +107,7 @@ def write_read_audit(connection: sa.Connection, entries: Sequence[ReadAuditEntry
                 "revision": entry.revision,
                 "refs": entry.refs,
                 "status": entry.status,
-                "created_at": entry.at,
+                "created_at": stored(entry.at),
             }
             for entry in entries
         ],
@@ -116,7 +117,8 @@ def write_read_audit(connection: sa.Connection, entries: Sequence[ReadAuditEntry
 
 def prune_read_audit_chunk(connection: sa.Connection, older_than: str) -> int | None:
     """Delete up to `CHUNK` entries with `at < older_than`: how many, None when none was left."""
-    select = sa.select(READS.c.id).where(READS.c.created_at < older_than).limit(CHUNK)
+    bound = stored(older_than)
+    select = sa.select(READS.c.id).where(READS.c.created_at < bound).limit(CHUNK)
     if not is_sqlite(connection):
         select = select.with_for_update(skip_locked=True)
     ids = list(connection.execute(select).scalars())
@@ -137,13 +139,14 @@ def audit_log(
     cursor: str | None,
 ) -> AuditPage:
     """Reads and writes of `domain` newest first; `since` inclusive, `until` exclusive."""
+    check_limit(limit)
     domain_id = load_domain(connection, domain).id
     after = decode_keyset(LIST, cursor, (str, str, int)) if cursor is not None else None
     bounds = (
-        format_datetime(moment(since)) if since is not None else None,
-        format_datetime(moment(until)) if until is not None else None,
+        stored(since) if since is not None else None,
+        stored(until) if until is not None else None,
     )
-    found: list[AuditItem] = []
+    found: list[tuple[str, AuditItem]] = []
     for table, item_kind in ((READS, "read"), (WRITES, "write")):
         if kind is None or kind == item_kind:
             found.extend(
@@ -153,15 +156,28 @@ def audit_log(
     page = found[:limit]
     next_cursor = None
     if len(found) > limit:
-        last = page[-1]
-        next_cursor = encode_keyset(LIST, [last.at, last.kind, last.number])
-    return AuditPage(entries=page, next_cursor=next_cursor)
+        at, last = page[-1]
+        next_cursor = encode_keyset(LIST, [at, last.kind, last.number])
+    return AuditPage(entries=[item for _, item in page], next_cursor=next_cursor)
 
 
-def _order(item: AuditItem) -> tuple[Any, ...]:
-    # newest first: time stamps descending in byte order, as the SQL sorts them (the 0 ends a
-    # stamp, so one that another starts with comes after it), then kind, then ids descending
-    return ((*(-byte for byte in item.at.encode()), 0), item.kind, -item.number)
+def _order(found: tuple[str, AuditItem]) -> tuple[Any, ...]:
+    # newest first: stored time stamps (all of one width) descending, kind, ids descending
+    at, item = found
+    return (tuple(-byte for byte in at.encode()), item.kind, -item.number)
+
+
+def _stored_at(connection: sa.Connection, table: sa.Table) -> sa.ColumnElement[str]:
+    """The table's time stamps in the stored form, compared in byte order."""
+    column: sa.ColumnElement[str] = table.c.created_at
+    if table is WRITES:
+        # format_datetime leaves out the microseconds of a time stamp on the second
+        on_the_second = sa.func.length(column) == len("2026-01-31T12:00:00Z")
+        column = sa.case(
+            (on_the_second, sa.func.substr(column, 1, 19) + sa.literal(".000000Z")),
+            else_=column,
+        )
+    return column if is_sqlite(connection) else sa.collate(column, "C")
 
 
 def _items(
@@ -173,8 +189,9 @@ def _items(
     bounds: tuple[str | None, str | None],
     after: list[Any] | None,
     limit: int,
-) -> list[AuditItem]:
-    at = table.c.created_at if is_sqlite(connection) else sa.collate(table.c.created_at, "C")
+) -> list[tuple[str, AuditItem]]:
+    """Up to `limit` entries of one table after the cursor, with their stored time stamps."""
+    at = _stored_at(connection, table).label("stored_at")
     conditions: list[sa.ColumnElement[bool]] = [table.c.domain_id == domain_id]
     if principal is not None:
         conditions.append(table.c.principal == principal)
@@ -192,32 +209,41 @@ def _items(
         else:
             conditions.append(at < after_at)
     rows = connection.execute(
-        sa.select(table).where(*conditions).order_by(at.desc(), table.c.id.desc()).limit(limit)
+        sa.select(table, at)
+        .where(*conditions)
+        .order_by(sa.desc("stored_at"), table.c.id.desc())
+        .limit(limit)
     ).mappings()
     if item_kind == "read":
         return [
-            AuditItem(
-                kind="read",
-                number=row["id"],
-                principal=row["principal"],
-                at=row["created_at"],
-                route=row["route"],
-                branch=row["branch"],
-                revision=row["revision"],
-                refs=list(row["refs"]),
-                status=row["status"],
+            (
+                row["stored_at"],
+                AuditItem(
+                    kind="read",
+                    number=row["id"],
+                    principal=row["principal"],
+                    at=shown(row["created_at"]),
+                    route=row["route"],
+                    branch=row["branch"],
+                    revision=row["revision"],
+                    refs=list(row["refs"]),
+                    status=row["status"],
+                ),
             )
             for row in rows
         ]
     return [
-        AuditItem(
-            kind="write",
-            number=row["id"],
-            principal=row["principal"],
-            at=row["created_at"],
-            action=row["action"],
-            target=row["target"],
-            details=dict(row["details"]),
+        (
+            row["stored_at"],
+            AuditItem(
+                kind="write",
+                number=row["id"],
+                principal=row["principal"],
+                at=shown(row["created_at"]),
+                action=row["action"],
+                target=row["target"],
+                details=dict(row["details"]),
+            ),
         )
         for row in rows
     ]

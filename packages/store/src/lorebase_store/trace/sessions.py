@@ -8,7 +8,8 @@ import sqlalchemy as sa
 
 from lorebase_store import tables as t
 from lorebase_store.trace.domain_names import domain_ids, domain_names
-from lorebase_store.trace.keyset import decode_keyset, encode_keyset
+from lorebase_store.trace.keyset import check_limit, decode_keyset, encode_keyset
+from lorebase_store.trace.moments import shown
 from lorebase_store.trace.steps import (
     SessionVisibility,
     StoredStep,
@@ -32,6 +33,7 @@ def trace_sessions(
     cursor: str | None,
 ) -> TraceSessionPage:
     """Summaries the lister may see, newest `last_at` first (then newest row), `limit` a page."""
+    check_limit(limit)
     conditions: list[sa.ColumnElement[bool]] = [_visible(connection, visibility)]
     if actor is not None:
         conditions.append(SUMMARIES.c.principal == actor)
@@ -91,8 +93,8 @@ def _summary(row: Any, names: dict[int, str]) -> TraceSessionSummary:
         principal=row["principal"],
         inferred=bool(row["inferred"]),
         domain=names.get(row["domain_id"]) if row["domain_id"] is not None else None,
-        first_at=row["first_at"],
-        last_at=row["last_at"],
+        first_at=shown(row["first_at"]),
+        last_at=shown(row["last_at"]),
         first_step=row["first_step"],
         last_step=row["last_step"],
         calls=row["calls"],
@@ -141,8 +143,8 @@ def trace_session(
         session_id=session["session_id"],
         principal=session["principal"],
         inferred=bool(session["inferred"]),
-        first_at=session["first_at"],
-        last_at=session["last_at"],
+        first_at=shown(session["first_at"]),
+        last_at=shown(session["last_at"]),
         steps=[_stored_step(row, names) for row in steps],
         domains=[_summary(row, names) for row in summaries],
     )
@@ -151,7 +153,7 @@ def trace_session(
 def _stored_step(row: Any, names: dict[int, str]) -> StoredStep:
     return StoredStep(
         step=row["step"],
-        at=row["at"],
+        at=shown(row["at"]),
         seq=row["seq"],
         type=row["type"],
         domain=names.get(row["domain_id"]) if row["domain_id"] is not None else None,

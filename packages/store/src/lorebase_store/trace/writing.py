@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from typing import Any
 
@@ -24,7 +24,7 @@ from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
 from lorebase_store.trace.domain_names import domain_ids
 from lorebase_store.trace.inferred import Window, place
-from lorebase_store.trace.moments import SLACK, earliest, latest, moment, shifted
+from lorebase_store.trace.moments import moment, shifted, stored
 from lorebase_store.trace.steps import TraceStep, TraceWritten
 
 S = t.agent_trace_sessions
@@ -53,6 +53,8 @@ def write_trace(
     """Write `steps` (queue order); steps past a session's cap are dropped and counted."""
     if not steps:
         return TraceWritten(recorded=0, session_full=0)
+    # time stamps in the stored form from here on: min and max of the strings are the instants'
+    steps = [replace(step, at=stored(step.at)) for step in steps]
     sessions = _explicit_sessions(steps)
     sessions.update(_inferred_sessions(connection, steps, timedelta(seconds=inferred_idle_s)))
     rows = _lock_sessions(connection, steps, sessions)
@@ -88,8 +90,8 @@ def write_trace(
             .where(S.c.id == row["id"])
             .values(
                 steps=row["steps"] + len(kept),
-                first_at=earliest(row["first_at"], *ats),
-                last_at=latest(row["last_at"], *ats),
+                first_at=min(row["first_at"], *ats),
+                last_at=max(row["last_at"], *ats),
             )
         )
     if written:
@@ -127,7 +129,7 @@ def _inferred_sessions(
                 sa.select(sa.func.pg_advisory_xact_lock(_client_lock(principal, client)))
             )
         ats = [steps[index].at for index in indexes]
-        windows = _windows(connection, principal, client, earliest(*ats), latest(*ats), idle)
+        windows = _windows(connection, principal, client, min(ats), max(ats), idle)
         placed = place(windows, [moment(at) for at in ats], idle)
         for index, window in zip(indexes, placed, strict=True):
             key = (principal, window.session_id)
@@ -151,8 +153,8 @@ def _windows(
             S.c.principal == principal,
             S.c.client == client,
             S.c.inferred.is_(True),
-            S.c.last_at >= shifted(first, -(idle + SLACK)),
-            S.c.first_at <= shifted(last, idle + SLACK),
+            S.c.last_at >= shifted(first, -idle),
+            S.c.first_at <= shifted(last, idle),
         )
     )
     return [
@@ -301,8 +303,8 @@ def _folded(summary: dict[str, Any] | None, written: list[tuple[int, TraceStep]]
     notes = len(written) - calls
     if summary is None:
         return {
-            "first_at": earliest(*ats),
-            "last_at": latest(*ats),
+            "first_at": min(ats),
+            "last_at": max(ats),
             "first_step": min(numbers),
             "last_step": max(numbers),
             "calls": calls,
@@ -311,8 +313,8 @@ def _folded(summary: dict[str, Any] | None, written: list[tuple[int, TraceStep]]
             "proposals": proposals,
         }
     return {
-        "first_at": earliest(summary["first_at"], *ats),
-        "last_at": latest(summary["last_at"], *ats),
+        "first_at": min(summary["first_at"], *ats),
+        "last_at": max(summary["last_at"], *ats),
         "first_step": min(summary["first_step"], *numbers),
         "last_step": max(summary["last_step"], *numbers),
         "calls": summary["calls"] + calls,
