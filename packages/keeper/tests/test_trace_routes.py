@@ -391,24 +391,69 @@ async def test_a_note_in_a_domain_needs_a_grant_there(
 
 
 @pytest.fixture
-def tracing_settings() -> Settings:
-    return Settings(
+async def tracing(supply: Store, keys: Keys) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    """A Keeper recording traces, notes at most 40 characters long."""
+    settings = Settings(
         keeper={
             "auth": {"mode": "api_key", "authz": {"grants_cache_ttl_s": 0}},
-            "trace": {"enabled": True, "max_note_chars": 10},
+            "trace": {"enabled": True, "flush_interval_s": 0.05, "max_note_chars": 40},
         }
     )
-
-
-async def test_max_note_chars_is_a_setting(
-    supply: Store, keys: Keys, tracing_settings: Settings
-) -> None:
-    app = create_app(tracing_settings, store=supply)
+    app = create_app(settings, store=supply)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
     ) as client:
-        headers = Keys.header(keys.agent)
-        response = await client.post(note_url(), json={"text": "x" * 11}, headers=headers)
-        assert_problem(response, 422, "invalid-input")
-        response = await client.post(note_url(), json={"text": "x" * 10}, headers=headers)
-        assert response.status_code == 202
+        yield app, client
+    app.state.keeper.recorder.close()
+
+
+async def test_notes_are_recorded_between_the_calls_they_are_about(
+    tracing: tuple[FastAPI, httpx.AsyncClient], keys: Keys
+) -> None:
+    app, client = tracing
+    session = "agent-7"
+    headers = {**Keys.header(keys.agent), "X-Lorebase-Session": session}
+    search = await client.post(
+        "/api/v1/domains/supply/search",
+        json={"q": "bearing"},
+        headers={**headers, "X-Lorebase-Trace": "on", "X-Lorebase-Tool": "lorebase_search"},
+    )
+    assert search.status_code == 200, search.text
+    noted = await client.post(
+        note_url(session),
+        json={"text": "bearings next", "step": 1, "domain_id": "supply"},
+        headers=headers,
+    )
+    assert (noted.status_code, noted.json()) == (202, {"recorded": True})
+    aside = await client.post(note_url(session), json={"text": "an aside"}, headers=headers)
+    assert aside.json() == {"recorded": True}
+    assert app.state.keeper.recorder.flush(10)
+
+    own = (await client.get(f"{SESSIONS}/{session}", headers=headers)).json()
+    assert [(step["step"], step["type"]) for step in own["steps"]] == [
+        (1, "call"),
+        (2, "note"),
+        (3, "note"),
+    ]
+    call, note, other = own["steps"]
+    assert call["tool"] == "lorebase_search"
+    assert (note["note"], note["note_step"], note["domain_id"]) == ("bearings next", 1, "supply")
+    assert (other["note"], other["note_step"], other["domain_id"]) == ("an aside", None, None)
+
+    admin = await client.get(
+        f"{SESSIONS}/{session}", params={"actor": AGENT}, headers=Keys.header(keys.admin)
+    )
+    assert [step["step"] for step in admin.json()["steps"]] == [1, 2]
+    assert admin.json()["steps"][1]["note"] == "bearings next"
+
+
+async def test_max_note_chars_is_a_setting(
+    tracing: tuple[FastAPI, httpx.AsyncClient], keys: Keys
+) -> None:
+    _, client = tracing
+    headers = Keys.header(keys.agent)
+    response = await client.post(note_url(), json={"text": "x" * 41}, headers=headers)
+    document = assert_problem(response, 422, "invalid-input")
+    assert document["issues"][0]["message"] == "41 characters, more than 40"
+    response = await client.post(note_url(), json={"text": "x" * 40}, headers=headers)
+    assert (response.status_code, response.json()) == (202, {"recorded": True})

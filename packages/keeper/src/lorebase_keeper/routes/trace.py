@@ -6,11 +6,9 @@ caller sees nothing of answers exactly like one that does not exist.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Annotated, Protocol
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
@@ -28,12 +26,11 @@ from lorebase_keeper.shapes.trace import (
     TraceSessionAnswer,
     TraceSessionsPage,
 )
+from lorebase_keeper.trace.decision import SESSION_ID
+from lorebase_keeper.trace.middleware import client_digest
 from lorebase_keeper.trace.visibility import TraceSight, session_visibility
 from lorebase_platform.settings import PageSettings
 from lorebase_store import TraceStep
-
-SESSION_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-"""A session id: 1 to 128 characters of A-Z a-z 0-9 . _ : - (the session header's rule)."""
 
 SESSIONS_PAGE = PageSettings(default_limit=50, max_limit=500)
 """Sessions per page of GET /trace/sessions (keeper.trace holds no page settings)."""
@@ -46,20 +43,6 @@ ACTOR = Annotated[
 ]
 
 
-class _Submits(Protocol):
-    """What the notes route needs of Keeper's recorder (`Keeper.recorder`)."""
-
-    enabled: bool
-
-    def submit(self, step: TraceStep) -> bool: ...
-
-
-def _recorder(keeper: Keeper) -> _Submits | None:
-    # the recorder is the trace middleware's part; a Keeper without one records nothing
-    found: _Submits | None = getattr(keeper, "recorder", None)
-    return found
-
-
 def _session_id(session_id: str) -> str:
     if SESSION_ID.fullmatch(session_id) is None:
         raise InvalidInput(
@@ -67,15 +50,6 @@ def _session_id(session_id: str) -> str:
             [Issue("session_id", f"{quoted(session_id)} is not a session id", "bad-value")],
         )
     return session_id
-
-
-def _client_digest(request: Request, principal: Principal) -> str:
-    """The client of a step: a digest of the principal, its credential's fingerprint (the API
-    key id, else how it authenticated) and its User-Agent; only the digest is kept."""
-    fingerprint = principal.key_id or principal.authenticated_by
-    agent = request.headers.get("user-agent", "")
-    text = "\n".join((principal.id, fingerprint, agent))
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _known_domain(keeper: Keeper, principal: Principal, domain: str) -> None:
@@ -109,21 +83,17 @@ def add_note(request: Request, session_id: str, body: NoteRequest) -> Response:
         )
     if body.domain_id is not None:
         _known_domain(keeper, principal, body.domain_id)
-    recorder = _recorder(keeper)
-    recorded = (
-        recorder is not None
-        and recorder.enabled
-        and recorder.submit(
-            TraceStep(
-                type="note",
-                principal=principal.id,
-                session_id=session_id,
-                client=_client_digest(request, principal),
-                domain=body.domain_id,
-                at=format_datetime(datetime.now(UTC)),
-                note=body.text,
-                note_step=body.step,
-            )
+    recorder = keeper.recorder
+    recorded = recorder.enabled and recorder.submit(
+        TraceStep(
+            type="note",
+            principal=principal.id,
+            session_id=session_id,
+            client=client_digest(principal, request.scope),
+            domain=body.domain_id,
+            at=format_datetime(datetime.now(UTC)),
+            note=body.text,
+            note_step=body.step,
         )
     )
     return plain({"recorded": recorded}, status=202)
