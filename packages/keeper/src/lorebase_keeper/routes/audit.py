@@ -18,10 +18,7 @@ from lorebase_keeper.routes.documented import UNSTAMPED_READ_RESPONSES, answer
 from lorebase_keeper.routes.parameters import CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes.audit import AuditPageAnswer
-from lorebase_platform.settings import PageSettings
-
-AUDIT_PAGE = PageSettings(default_limit=50, max_limit=500)
-"""Entries per page of GET /audit."""
+from lorebase_platform.settings import AUDIT_PAGE
 
 DATETIME = parse_type("datetime")
 

@@ -29,11 +29,8 @@ from lorebase_keeper.shapes.trace import (
 from lorebase_keeper.trace.decision import SESSION_ID
 from lorebase_keeper.trace.middleware import client_digest
 from lorebase_keeper.trace.visibility import TraceSight, session_visibility
-from lorebase_platform.settings import PageSettings
+from lorebase_platform.settings import TRACE_SESSIONS_PAGE
 from lorebase_store import TraceStep
-
-SESSIONS_PAGE = PageSettings(default_limit=50, max_limit=500)
-"""Sessions per page of GET /trace/sessions (keeper.trace holds no page settings)."""
 
 router = APIRouter(prefix="/api/v1/trace", tags=["trace"], route_class=SegmentRoute)
 
@@ -117,7 +114,7 @@ def trace_sessions(
     principal = keeper.authenticator.principal(request)
     if domain_id is not None:
         _known_domain(keeper, principal, domain_id)
-    size = page_limit(limit, SESSIONS_PAGE)
+    size = page_limit(limit, TRACE_SESSIONS_PAGE)
 
     def domains() -> Iterable[str]:
         return [info.name for info in keeper.store.domains()]
