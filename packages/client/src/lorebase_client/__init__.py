@@ -14,7 +14,7 @@ Errors are the classes of `lorebase_core.errors`, rebuilt from Keeper's problem 
 from lorebase_client.answers import Answer, Text
 from lorebase_client.async_client import AsyncLorebaseClient
 from lorebase_client.client import LorebaseClient
-from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV
+from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV, TraceMode
 from lorebase_client.errors import (
     InvalidPathSegment,
     UnexpectedAnswer,
@@ -24,6 +24,7 @@ from lorebase_client.errors import (
 )
 from lorebase_client.routes import (
     NO_VALUE,
+    AuditKind,
     BranchMode,
     ConflictChoice,
     ConflictStatus,
@@ -39,6 +40,7 @@ __all__ = [
     "URL_ENV",
     "Answer",
     "AsyncLorebaseClient",
+    "AuditKind",
     "BranchMode",
     "ConflictChoice",
     "ConflictStatus",
@@ -47,6 +49,7 @@ __all__ = [
     "LorebaseClient",
     "ProposalStatus",
     "Text",
+    "TraceMode",
     "UnexpectedAnswer",
     "Verdict",
     "error_from_response",

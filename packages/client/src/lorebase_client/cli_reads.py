@@ -197,9 +197,14 @@ def _emit(answer: Answer | Text) -> None:
 
 
 def run_read(
-    url: str | None, api_key: str | None, read: Callable[[LorebaseClient], Answer | Text]
+    url: str | None,
+    api_key: str | None,
+    read: Callable[[LorebaseClient], Answer | Text],
+    *,
+    emit: Callable[[Answer], None] | None = None,
 ) -> None:
-    """Call `read` with a client of Keeper at `url` and print its answer."""
+    """Call `read` with a client of Keeper at `url` and print its answer (as JSON, or with
+    `emit` for a JSON answer)."""
     with _reporting(url), LorebaseClient(url, api_key=api_key) as client:
         try:
             answer = read(client)
@@ -210,7 +215,10 @@ def run_read(
                     "was not used (every request acts as the local administrator)",
                     err=True,
                 )
-    _emit(answer)
+    if emit is not None and isinstance(answer, Answer):
+        emit(answer)
+    else:
+        _emit(answer)
 
 
 def json_value(value: str | None, what: str) -> Any:

@@ -16,6 +16,7 @@ from lorebase_client import routes
 from lorebase_client.answers import Answer, Text, json_answer, text_answer
 from lorebase_client.connection import (
     DEFAULT_TIMEOUT,
+    TraceMode,
     build_request,
     client_headers,
     key_unused,
@@ -25,6 +26,7 @@ from lorebase_client.connection import (
 from lorebase_client.routes import (
     NO_VALUE,
     ApiRequest,
+    AuditKind,
     BranchMode,
     ConflictChoice,
     ConflictStatus,
@@ -32,6 +34,7 @@ from lorebase_client.routes import (
     ProposalStatus,
     Verdict,
 )
+from lorebase_client.trace_calls import TraceCalls
 
 
 class LorebaseClient:
@@ -46,6 +49,11 @@ class LorebaseClient:
     Args:
         base_url: Keeper's address (default: $LOREBASE_URL, else http://127.0.0.1:8080).
         api_key: sent as `Authorization: Bearer` (default: $LOREBASE_API_KEY).
+        session_id: the agent trace's session of every call (`X-Lorebase-Session`): 1 to 128
+            characters of A-Z a-z 0-9 . _ : -.
+        trace: `"on"` opts every call in to the agent trace (`X-Lorebase-Trace`), `"debug"`
+            adds query plans (needs trace.explain); None sends no opt-in.
+        tool: the tool making the calls (`X-Lorebase-Tool`), for example an MCP tool's name.
         timeout: seconds, or an `httpx.Timeout`.
         transport: an httpx transport (tests pass `httpx.MockTransport` or a WSGI one).
 
@@ -62,19 +70,26 @@ class LorebaseClient:
         base_url: str | None = None,
         *,
         api_key: str | None = None,
+        session_id: str | None = None,
+        trace: TraceMode | None = None,
+        tool: str | None = None,
         timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
         self.base_url = resolve_base_url(base_url)
         self._http = httpx.Client(
             base_url=self.base_url,
-            headers=client_headers(resolve_api_key(api_key)),
+            headers=client_headers(
+                resolve_api_key(api_key), session_id=session_id, trace=trace, tool=tool
+            ),
             timeout=timeout,
             transport=transport,
         )
         self.key_unused = False
         """True once Keeper answered a request of this client without using its API key: it
         runs in auth mode `none`, where every request acts as the local administrator."""
+        self.trace = TraceCalls(self._json)
+        """The agent trace: `add_note`, `session`, `sessions` (docs/trace.md)."""
 
     def __repr__(self) -> str:
         return f"LorebaseClient({self.base_url!r})"
@@ -895,5 +910,35 @@ class LorebaseClient:
             message=message,
             expected_head=expected_head,
             resolutions=resolutions,
+        )
+        return self._json(request)
+
+    # -- the audit ----------------------------------------------------------------------------
+
+    def audit(
+        self,
+        domain: str,
+        *,
+        kind: AuditKind | None = None,
+        principal: str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> Answer:
+        """One page of the read and write audit of a Domain, newest first (`entries`,
+        `next_cursor`); for the Domain's administrators (domain.settings), 403 for others.
+
+        `kind` keeps reads or writes only, `principal` one principal's, `since` and `until`
+        (ISO 8601 times with a zone) a span of time.
+        """
+        request = routes.audit(
+            domain,
+            kind=kind,
+            principal=principal,
+            since=since,
+            until=until,
+            limit=limit,
+            cursor=cursor,
         )
         return self._json(request)

@@ -521,6 +521,56 @@ def merge_branch(
     return _post(domain, "/".join(("branches", segment(branch, "branch"), "merge")), body)
 
 
+# -- the agent trace and the audit -------------------------------------------------------------
+
+AuditKind = Literal["read", "write"]
+
+
+def _trace_session_path(session_id: str, *parts: str) -> str:
+    return api_path("trace", "sessions", segment(session_id, "session id"), *parts)
+
+
+def trace_note(
+    session_id: str, text: str, *, step: int | None, domain_id: str | None
+) -> ApiRequest:
+    body = {"text": text, "step": step, "domain_id": domain_id}
+    document = {name: value for name, value in body.items() if value is not None}
+    return ApiRequest("POST", _trace_session_path(session_id, "notes"), body=document)
+
+
+def trace_sessions(
+    *, actor: str | None, domain_id: str | None, limit: int | None, cursor: str | None
+) -> ApiRequest:
+    return _get(
+        api_path("trace", "sessions"), actor=actor, domain_id=domain_id, limit=limit, cursor=cursor
+    )
+
+
+def trace_session(session_id: str, *, actor: str | None) -> ApiRequest:
+    return _get(_trace_session_path(session_id), actor=actor)
+
+
+def audit(
+    domain: str,
+    *,
+    kind: AuditKind | None,
+    principal: str | None,
+    since: str | None,
+    until: str | None,
+    limit: int | None,
+    cursor: str | None,
+) -> ApiRequest:
+    return _get(
+        domain_path(domain, "audit"),
+        kind=kind,
+        principal=principal,
+        since=since,
+        until=until,
+        limit=limit,
+        cursor=cursor,
+    )
+
+
 # -- paging -----------------------------------------------------------------------------------
 
 

@@ -45,7 +45,8 @@ of its own):
     │   ├── ConflictNotFound          404 conflict-not-found
     │   ├── PrincipalNotFound         404 principal-not-found
     │   ├── KeyNotFound               404 key-not-found
-    │   └── GrantNotFound             404 grant-not-found
+    │   ├── GrantNotFound             404 grant-not-found
+    │   └── TraceSessionNotFound      404 trace-session-not-found (none, or none the caller sees)
     ├── MethodNotAllowed              405 method-not-allowed (the answer has an Allow header)
     ├── RequestTimeout                408 request-timeout (a body that did not arrive in time)
     ├── BodyTooLarge                  413 body-too-large (keeper.max_body_bytes)
@@ -475,6 +476,14 @@ class KeyNotFound(NotFound):
 class GrantNotFound(NotFound):
     code = "grant-not-found"
     title = "Unknown grant"
+
+
+class TraceSessionNotFound(NotFound):
+    """No trace session of that id and principal, or none of whose steps the caller may see:
+    both answer the same, so an id says nothing about sessions the caller cannot read."""
+
+    code = "trace-session-not-found"
+    title = "Unknown trace session"
 
 
 class MethodNotAllowed(LorebaseError):

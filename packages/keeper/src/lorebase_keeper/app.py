@@ -16,6 +16,7 @@ from lorebase_keeper.loopback import require_safe_auth
 from lorebase_keeper.openapi import install_openapi
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.routes import (
+    audit,
     context,
     data_health,
     health,
@@ -29,6 +30,7 @@ from lorebase_keeper.routes import (
     resolve,
     revisions,
     search,
+    trace,
     unfinished,
 )
 from lorebase_keeper.segments import PathSegments
@@ -109,6 +111,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         search,
         data_health,
         revisions,
+        trace,
+        audit,
     ):
         app.include_router(module.router)
     install_openapi(app, settings)

@@ -335,6 +335,12 @@ class PageSettings(_Section):
     max_limit: int = Field(default=1000, ge=1, description="Largest page a request may ask for.")
 
 
+TRACE_SESSIONS_PAGE = PageSettings(default_limit=50, max_limit=500)
+"""Pages of GET /trace/sessions: fixed, keeper.trace has no page settings (docs/trace.md)."""
+AUDIT_PAGE = PageSettings(default_limit=50, max_limit=500)
+"""Pages of GET /domains/{domain}/audit: fixed, like the trace's (docs/trace.md)."""
+
+
 class HistorySettings(PageSettings):
     default_limit: int = Field(default=50, ge=1, description="Changes per history page.")
     max_limit: int = Field(default=500, ge=1, description="Largest history page.")

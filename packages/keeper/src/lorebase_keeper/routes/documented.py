@@ -64,6 +64,9 @@ READ_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 """What the OpenAPI document says a read may answer besides its success (`read_answer`)."""
 
+UNSTAMPED_READ_RESPONSES = {status: doc for status, doc in READ_RESPONSES.items() if status != 304}
+"""What a read of mutable state (no ETag, never 304) may answer besides its success."""
+
 
 WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: _problem("Malformed input: malformed-json, bad-request."),
