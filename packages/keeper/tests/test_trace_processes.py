@@ -18,7 +18,6 @@ from pathlib import Path
 
 import anyio
 import httpx
-import pytest
 import sqlean
 
 from lorebase_keeper.app import create_app

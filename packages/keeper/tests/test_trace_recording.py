@@ -455,9 +455,7 @@ async def test_the_writer_prunes_steps_past_retention(
 ) -> None:
     old = format_datetime(datetime.now(UTC) - timedelta(days=8))
     supply.write_trace(
-        [
-            TraceStep(principal="usr_admin", session_id="old", client="c", domain="supply", at=old)
-        ],
+        [TraceStep(principal="usr_admin", session_id="old", client="c", domain="supply", at=old)],
         max_steps_per_session=10,
         inferred_idle_s=300,
     )
