@@ -9,9 +9,11 @@ the routes against a Keeper on loopback over a store of its own, where `svc_agen
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -298,3 +300,87 @@ def test_lorebase_audit(trace_keeper: TraceKeeper) -> None:
     refused = _run(trace_keeper, trace_keeper.viewer_key, "audit", "supply")
     assert refused.exit_code == 1
     assert "[forbidden]" in refused.stderr
+
+
+# -- the spec's example, end to end -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def recording_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TraceKeeper]:
+    """A Keeper on loopback with the agent trace on (opt-in by header, the default)."""
+    directory: Path = tmp_path_factory.mktemp("recording-keeper")
+    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
+    try:
+        import_directory(store, SUPPLY)
+        keys = {}
+        for name, role in (("usr_admin", "admin"), ("svc_agent", "viewer")):
+            store.ensure_principal(name)
+            store.add_grant(name, domain="supply", role=role)
+            keys[name] = store.create_key(name).secret
+        settings = Settings(
+            keeper={
+                "auth": {"mode": "api_key"},
+                "trace": {"enabled": True, "flush_interval_s": 0.05},
+            }
+        )
+        with serve_in_thread(create_app(settings, store=store)) as url:
+            yield TraceKeeper(url, keys["usr_admin"], keys["svc_agent"], keys["usr_admin"])
+    finally:
+        store.close()
+
+
+def _timeline(client: LorebaseClient, session: str, steps: int) -> dict[str, Any]:
+    """The session once the background writer has written `steps` steps of it."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            timeline = client.trace.session(session)
+            if len(timeline["steps"]) >= steps:
+                return timeline
+        except TraceSessionNotFound:
+            pass
+        assert time.monotonic() < deadline, f"{session}: {steps} steps not written within 10 s"
+        time.sleep(0.05)
+
+
+def test_the_spec_example_as_written(recording_keeper: TraceKeeper) -> None:
+    base_url, key = recording_keeper.url, recording_keeper.agent_key
+    client = LorebaseClient(
+        base_url, api_key=key, session_id="agent-42", trace="on", tool="my-agent"
+    )
+    client.search("supply", q="bearing")  # traced under agent-42
+    client.trace.add_note("agent-42", "checking suppliers next", domain_id="supply")
+    timeline = _timeline(client, "agent-42", 2)
+    client.close()
+    search, note = timeline["steps"]
+    assert (search["type"], search["tool"], search["method"]) == ("call", "my-agent", "POST")
+    assert search["route"] == "/api/v1/domains/{domain}/search"
+    assert search["query"]["body"]["q"] == "bearing"
+    assert search["refs"], "the search touched Records"
+    assert (note["type"], note["note"], note["domain_id"]) == (
+        "note",
+        "checking suppliers next",
+        "supply",
+    )
+    assert timeline["principal"] == "svc_agent"
+    assert timeline["inferred"] is False
+
+
+@pytest.mark.anyio
+async def test_the_async_client_traces_its_calls_too(recording_keeper: TraceKeeper) -> None:
+    async with AsyncLorebaseClient(
+        recording_keeper.url,
+        api_key=recording_keeper.admin_key,
+        session_id="s:1.a_b-c",
+        trace="debug",
+    ) as client:
+        await client.query(
+            "supply", {"kind": "Supplier", "where": {"attr": "tier", "op": "eq", "value": 1}}
+        )
+        assert await client.trace.add_note("s:1.a_b-c", "x", step=1)
+    with LorebaseClient(recording_keeper.url, api_key=recording_keeper.admin_key) as reader:
+        query, note = _timeline(reader, "s:1.a_b-c", 2)["steps"]
+    assert query["tool"] is None
+    assert query["query"]["body"]["where"]["value"] == 1
+    assert query["explain"], "an admin holds trace.explain: debug records plans"
+    assert (note["note"], note["note_step"]) == ("x", 1)
