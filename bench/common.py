@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import importlib.util
 import os
 import platform
 import random
@@ -322,3 +323,19 @@ _STARTED = time.perf_counter()
 
 def log(message: str) -> None:
     print(f"[bench {time.perf_counter() - _STARTED:6.1f}s] {message}", file=sys.stderr, flush=True)
+
+
+def load_reads() -> Any:
+    """bench/reads/run.py as a module: its servers, timing and raw-SQL helpers are reused by the
+    other benchmarks (bench/ is not a package, so it is loaded from its file, once)."""
+    name = "bench_reads_run"
+    if name in sys.modules:
+        return sys.modules[name]
+    path = Path(__file__).resolve().parent / "reads" / "run.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

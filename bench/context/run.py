@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib.util
 import json
 import os
 import pstats
@@ -58,6 +57,7 @@ from common import (
     KIND,
     git_commit,
     item_key,
+    load_reads,
     log,
     machine_info,
     vocabulary,
@@ -65,20 +65,7 @@ from common import (
     write_dataset,
 )
 
-
-def _load_reads() -> Any:
-    """bench/reads/run.py as a module: its servers, timing and raw-SQL helpers are reused."""
-    path = Path(__file__).resolve().parents[1] / "reads" / "run.py"
-    spec = importlib.util.spec_from_file_location("bench_reads_run", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-reads = _load_reads()
+reads = load_reads()
 
 HERE = Path(__file__).resolve().parent
 PRINCIPAL = "usr_bench"

@@ -26,7 +26,6 @@ Figures go to bench/trace/results/latest-<backend>.json.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -43,22 +42,18 @@ from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py
-from common import DOMAIN, KIND, git_commit, log, machine_info, workspace, write_dataset
+from common import (
+    DOMAIN,
+    KIND,
+    git_commit,
+    load_reads,
+    log,
+    machine_info,
+    workspace,
+    write_dataset,
+)
 
-
-def _load_reads() -> Any:
-    """bench/reads/run.py as a module: its servers and timing helpers are reused."""
-    path = Path(__file__).resolve().parents[1] / "reads" / "run.py"
-    spec = importlib.util.spec_from_file_location("bench_reads_run", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-reads = _load_reads()
+reads = load_reads()
 
 HERE = Path(__file__).resolve().parent
 PRINCIPAL = "usr_bench"

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import importlib.util
 import json
 import os
 import pstats
@@ -74,26 +73,14 @@ from common import (
     Databases,
     git_commit,
     item_key,
+    load_reads,
     log,
     machine_info,
     workspace,
     write_dataset,
 )
 
-
-def _load_reads() -> Any:
-    """bench/reads/run.py as a module: its uvicorn thread is reused."""
-    path = Path(__file__).resolve().parents[1] / "reads" / "run.py"
-    spec = importlib.util.spec_from_file_location("bench_reads_run", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-reads = _load_reads()
+reads = load_reads()
 
 RESULTS = Path(__file__).resolve().parent / "results"
 AUTHOR = "usr_bench"
