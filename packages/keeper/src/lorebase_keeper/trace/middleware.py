@@ -133,6 +133,8 @@ class _Observed:
         principal = self.context.principal
         if principal is None:
             return  # unauthenticated requests are neither traced nor audited
+        if not self.status:
+            self.status = 500  # the route failed before answering: the access log answers 500
         holder = self.scope.get(ROUTE_SEEN)
         seen: dict[str, Any] = holder if isinstance(holder, dict) else {}
         route = str(seen.get("route", "(no route)"))
