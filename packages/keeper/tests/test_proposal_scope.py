@@ -498,10 +498,26 @@ async def test_proposal_pages_are_opaque_and_count_only_what_is_seen(world: Worl
         assert_problem(answer, 400, "bad-cursor")
 
 
-async def test_no_route_exposes_the_audit_log(world: World) -> None:
+async def test_only_domain_wide_administrators_read_the_audit_log(world: World) -> None:
+    """The audit log names every branch, Kind and Proposal of the Domain: it is readable only by
+    administrators whose grant covers all of them (docs/auth.md), never by a narrowed one."""
     api, admin = world.api, world["admin"]
     assert world.store.writes.audit("supply")  # the steps above wrote it
     document = (await api.get("/openapi.json")).json()
-    assert not [path for path in document["paths"] if "audit" in path]
-    for path in (f"{API}/audit", "/api/v1/audit"):
-        assert (await api.get(path, headers=admin.headers)).status_code == 404
+    assert [path for path in document["paths"] if "audit" in path] == [
+        "/api/v1/domains/{domain}/audit"
+    ]
+    answer = await api.get(f"{API}/audit", params={"kind": "write"}, headers=admin.headers)
+    assert answer.status_code == 200
+    assert answer.json()["entries"]
+    world.store.ensure_principal("usr_part_admin")
+    world.store.add_grant("usr_part_admin", domain="supply", role="admin", kinds=["Part"])
+    part_admin = Keys.header(world.store.create_key("usr_part_admin").secret)
+    for headers in (
+        part_admin,
+        *(world[name].headers for name in world.principals if name != "admin"),
+    ):
+        refused = await api.get(f"{API}/audit", headers=headers)
+        assert refused.status_code in (403, 404), refused.text
+        assert "entries" not in refused.json()
+    assert (await api.get("/api/v1/audit", headers=admin.headers)).status_code == 404

@@ -1,7 +1,8 @@
 """GET /domains/{domain}/audit: who read and who wrote what in a Domain (docs/trace.md).
 
-For the Domain's administrators only (domain.settings): the read audit names every Record a
-principal's reads touched, the write audit every step of their writes.
+For the Domain's administrators only (domain.settings through a grant on every branch and Kind):
+the read audit names every Record a principal's reads touched, the write audit every step of
+their writes, so an administrator narrowed to Kinds or branches would read beyond its grant.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 
-from lorebase_core.errors import DomainNotFound, InvalidInput, Issue
+from lorebase_core.errors import DomainNotFound, Forbidden, InvalidInput, Issue
 from lorebase_core.values import ValueProblem, canonical, parse_type
 from lorebase_keeper.answers import plain
 from lorebase_keeper.reading import keeper_of, page_limit
@@ -18,6 +19,7 @@ from lorebase_keeper.routes.documented import UNSTAMPED_READ_RESPONSES, answer
 from lorebase_keeper.routes.parameters import CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes.audit import AuditPageAnswer
+from lorebase_keeper.trace.visibility import domain_wide_permissions
 from lorebase_platform.settings import AUDIT_PAGE
 
 DATETIME = parse_type("datetime")
@@ -67,6 +69,14 @@ def domain_audit(
     if not keeper.store.has_domain(domain):
         raise DomainNotFound.named(domain)
     caller.require("domain.settings", domain, None)
+    if "domain.settings" not in domain_wide_permissions(caller, domain):
+        # entries name every branch and Kind of the Domain: a narrowed grant would see beyond it
+        raise Forbidden(
+            f"{caller.id!r} administers only part of Domain {domain!r}; the audit log needs "
+            "domain.settings on every branch and Kind (an admin grant on branch '*' with no "
+            "Kinds)",
+            permission="domain.settings",
+        )
     size = page_limit(limit, AUDIT_PAGE)
     page = keeper.store.audit_log(
         domain,

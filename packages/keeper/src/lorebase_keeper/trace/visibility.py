@@ -45,6 +45,18 @@ def domain_wide_grants(principal: Principal, domain: str) -> list[GrantInfo]:
     return [grant for grant in principal.matching(domain, None) if _domain_wide(grant)]
 
 
+def domain_wide_permissions(principal: Principal, domain: str) -> frozenset[str]:
+    """What `principal` may do everywhere in `domain`: its Domain-wide grants' permissions.
+
+    Reading other principals' steps and the Domain's audit log needs these: a step or an audit
+    entry can name any branch and any Kind of the Domain.
+    """
+    wide: set[str] = set()
+    for grant in domain_wide_grants(principal, domain):
+        wide |= _granted(grant)
+    return frozenset(wide)
+
+
 def is_installation_admin(principal: Principal) -> bool:
     """The admin role on Domain `*`, branch `*`, every Kind: the installation's administrators."""
     return any(
@@ -80,9 +92,7 @@ class DomainSight:
 
     @classmethod
     def of(cls, reader: Principal, domain: str) -> DomainSight:
-        wide: set[str] = set()
-        for grant in domain_wide_grants(reader, domain):
-            wide |= _granted(grant)
+        wide = domain_wide_permissions(reader, domain)
         return cls(
             steps="trace.read" in wide,
             typed=wide >= TYPED_PERMISSIONS,
