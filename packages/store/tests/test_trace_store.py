@@ -493,3 +493,8 @@ def test_a_time_stamp_that_is_not_iso_8601_is_bad_input(traced: Store) -> None:
 def test_a_page_holds_at_least_one_session(traced: Store) -> None:
     with pytest.raises(BadRequest, match="limit must be at least 1"):
         traced.trace_sessions(visibility=everything(), limit=0)
+
+
+def test_a_cap_of_zero_writes_nothing_and_leaves_no_session_row(traced: Store) -> None:
+    assert write(traced, step(0), inferred(1), cap=0) == TraceWritten(recorded=0, session_full=2)
+    assert row_count(traced, t.agent_trace_sessions) == 0
