@@ -187,3 +187,41 @@ def test_writers_and_a_pruner_at_once_keep_the_counts_right(database_url: str) -
     finally:
         for store in stores:
             store.close()
+
+
+def test_concurrent_batches_of_one_client_share_one_inferred_session(database_url: str) -> None:
+    # two Keepers writing the calls of one client at once: one session, not one each
+    stores = [Store.open(database_url) for _ in range(2)]
+    barrier = threading.Barrier(2)
+
+    def write(writer: int) -> int:
+        barrier.wait(timeout=60)
+        recorded = 0
+        for batch in range(50):
+            steps = [
+                TraceStep(
+                    principal="usr_agent",
+                    session_id=None,
+                    client="c" * 64,
+                    domain=None,
+                    at=format_datetime(START + timedelta(seconds=batch * 2 + writer)),
+                )
+            ]
+            written = stores[writer].write_trace(
+                steps, max_steps_per_session=CAP, inferred_idle_s=5
+            )
+            recorded += written.recorded
+        return recorded
+
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            recorded = sum(f.result(timeout=240) for f in [pool.submit(write, i) for i in range(2)])
+        assert recorded == 100
+        with stores[0].engine.connect() as connection:
+            sessions = connection.execute(
+                sa.select(t.agent_trace_sessions.c.session_id, t.agent_trace_sessions.c.steps)
+            ).all()
+        assert [steps for _, steps in sessions] == [100]
+    finally:
+        for store in stores:
+            store.close()

@@ -22,6 +22,7 @@ from lorebase_store import (
     TraceWritten,
 )
 from lorebase_store import tables as t
+from lorebase_store.testing import statements_run
 
 SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -493,3 +494,15 @@ def test_a_time_stamp_that_is_not_iso_8601_is_bad_input(traced: Store) -> None:
 def test_a_page_holds_at_least_one_session(traced: Store) -> None:
     with pytest.raises(BadRequest, match="limit must be at least 1"):
         traced.trace_sessions(visibility=everything(), limit=0)
+
+
+def test_a_cap_of_zero_writes_nothing_and_leaves_no_session_row(traced: Store) -> None:
+    assert write(traced, step(0), inferred(1), cap=0) == TraceWritten(recorded=0, session_full=2)
+    assert row_count(traced, t.agent_trace_sessions) == 0
+
+
+def test_the_list_reads_the_summaries_never_the_steps(listing: Store) -> None:
+    with statements_run(listing) as statements:
+        listing.trace_sessions(visibility=everything(), domain="supply", limit=2)
+    assert any("agent_trace_session_domains" in statement for statement in statements)
+    assert not any("agent_trace_steps" in statement for statement in statements)

@@ -51,8 +51,8 @@ def write_trace(
     inferred_idle_s: float,
 ) -> TraceWritten:
     """Write `steps` (queue order); steps past a session's cap are dropped and counted."""
-    if not steps:
-        return TraceWritten(recorded=0, session_full=0)
+    if not steps or max_steps_per_session < 1:
+        return TraceWritten(recorded=0, session_full=len(steps))
     # time stamps in the stored form from here on: min and max of the strings are the instants'
     steps = [replace(step, at=stored(step.at)) for step in steps]
     sessions = _explicit_sessions(steps)
@@ -64,26 +64,20 @@ def write_trace(
     for summary in summaries.values():
         row_id = summary["session_row"]
         last_numbers[row_id] = max(last_numbers[row_id], summary["last_step"])
-    written: list[dict[str, Any]] = []
+    written: list[tuple[int, dict[str, Any]]] = []
     numbered: dict[int, list[tuple[int, TraceStep]]] = defaultdict(list)
     dropped = 0
     for key in sorted(sessions, key=lambda k: rows[k]["id"]):
         session, row = sessions[key], rows[key]
-        if row["inferred"] != session.inferred:
-            # an explicit id naming an inferred session (or the reverse) never joins it
-            dropped += len(session.indexes)
-            continue
-        room = max(0, max_steps_per_session - row["steps"])
-        kept = session.indexes[:room]
+        kept = _kept(session, row, max_steps_per_session)
         dropped += len(session.indexes) - len(kept)
         if not kept:
             continue
-        for offset, index in enumerate(kept):
-            step = steps[index]
-            # after the count: the pruner lowers the count, never the numbers still kept
-            number = max(row["steps"], last_numbers[row["id"]]) + offset + 1
-            numbered[row["id"]].append((number, step))
-            written.append(_step_row(index, row["id"], number, step, domains))
+        # after the count: the pruner lowers the count, never the numbers still kept
+        last = max(row["steps"], last_numbers[row["id"]])
+        for number, index in enumerate(kept, start=last + 1):
+            numbered[row["id"]].append((number, steps[index]))
+            written.append((index, _step_row(row["id"], number, steps[index], domains)))
         ats = [steps[index].at for index in kept]
         connection.execute(
             S.update()
@@ -95,10 +89,18 @@ def write_trace(
             )
         )
     if written:
-        written.sort(key=lambda values: values.pop("_index"))
-        connection.execute(t.agent_trace_steps.insert(), written)
+        written.sort(key=lambda pair: pair[0])  # seq in queue order
+        connection.execute(t.agent_trace_steps.insert(), [values for _, values in written])
         _summarize(connection, numbered, rows, summaries, domains)
     return TraceWritten(recorded=len(written), session_full=dropped)
+
+
+def _kept(session: _Session, row: dict[str, Any], max_steps_per_session: int) -> list[int]:
+    """The steps of the batch that fit in the session, the first ones in queue order."""
+    if row["inferred"] != session.inferred:
+        # an explicit id naming an inferred session (or the reverse) never joins it
+        return []
+    return session.indexes[: max(0, max_steps_per_session - row["steps"])]
 
 
 def _explicit_sessions(steps: Sequence[TraceStep]) -> dict[SessionKey, _Session]:
@@ -213,10 +215,9 @@ def _insert_ignoring_conflict(connection: sa.Connection) -> Any:
 
 
 def _step_row(
-    index: int, session_row: int, number: int, step: TraceStep, domains: dict[str, int]
+    session_row: int, number: int, step: TraceStep, domains: dict[str, int]
 ) -> dict[str, Any]:
     return {
-        "_index": index,
         "session_row": session_row,
         "domain_id": domains.get(step.domain) if step.domain is not None else None,
         "step": number,
