@@ -7,8 +7,10 @@ API key per principal: `admin` (admin on supply), `viewer` (viewer, no clearance
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,7 +23,7 @@ from starlette.types import ASGIApp
 import lorebase_keeper.app
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store import Store
+from lorebase_store import Store, import_directory
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,33 @@ def make_keys(store: Store) -> Keys:
     store.add_grant("svc_agent", domain="supply", role="viewer", branch="main")
     store.add_grant("svc_agent", domain="supply", role="editor", branch="agent/*")
     return keys
+
+
+EXAMPLE = Path(__file__).parents[3] / "examples" / "supply"
+
+
+def supply_with_operations(store: Store, directory: Path, operations: str) -> Store:
+    """`store` holding the supply example with more Operations (YAML under `operations:`)."""
+    copy = directory / "supply"
+    shutil.copytree(EXAMPLE, copy)
+    schema = copy / "schema.yaml"
+    marker = "\noperations:\n"
+    schema.write_text(schema.read_text().replace(marker, marker + operations + "\n", 1))
+    import_directory(store, copy)
+    return store
+
+
+def api_key_settings(invisible_kinds: bool = True, **keeper: Any) -> Settings:
+    """Keeper in auth mode api_key with grants read on every request (no cache to wait out)."""
+    return Settings(
+        keeper={
+            "auth": {
+                "mode": "api_key",
+                "authz": {"grants_cache_ttl_s": 0, "invisible_kinds": invisible_kinds},
+            },
+            **keeper,
+        }
+    )
 
 
 @pytest.fixture

@@ -8,21 +8,20 @@ every Kind, editor narrowed to Part).
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from packages.keeper.tests.conftest import Keys
+from packages.keeper.tests.conftest import Keys, api_key_settings, supply_with_operations
 from packages.keeper.tests.test_app import assert_problem
 from packages.keeper.tests.test_proposal_scope import OPERATIONS, SUPPLY
 
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, import_directory
+from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
 
@@ -39,26 +38,9 @@ DRY_RUNS: dict[str, dict[str, Any]] = {
 }
 
 
-def _settings(invisible_kinds: bool = True) -> Settings:
-    return Settings(
-        keeper={
-            "auth": {
-                "mode": "api_key",
-                "authz": {"grants_cache_ttl_s": 0, "invisible_kinds": invisible_kinds},
-            }
-        }
-    )
-
-
 @pytest.fixture
 def supply_plus(store: Store, tmp_path: Path) -> Store:
-    copy = tmp_path / "supply"
-    shutil.copytree(SUPPLY, copy)
-    schema = copy / "schema.yaml"
-    marker = "\noperations:\n"
-    schema.write_text(schema.read_text().replace(marker, marker + OPERATIONS + "\n", 1))
-    import_directory(store, copy)
-    return store
+    return supply_with_operations(store, tmp_path, OPERATIONS)
 
 
 def _headers(store: Store) -> dict[str, dict[str, str]]:
@@ -119,14 +101,14 @@ async def _world(store: Store, settings: Settings) -> AsyncIterator[World]:
 
 @pytest.fixture
 async def world(supply_plus: Store) -> AsyncIterator[World]:
-    async for found in _world(supply_plus, _settings()):
+    async for found in _world(supply_plus, api_key_settings()):
         yield found
 
 
 @pytest.fixture
 async def forbidding(supply_plus: Store) -> AsyncIterator[World]:
     """Keeper with keeper.auth.authz.invisible_kinds false."""
-    async for found in _world(supply_plus, _settings(invisible_kinds=False)):
+    async for found in _world(supply_plus, api_key_settings(invisible_kinds=False)):
         yield found
 
 

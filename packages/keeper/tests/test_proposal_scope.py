@@ -12,7 +12,6 @@ other Kind.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,13 +20,13 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import Keys
+from packages.keeper.tests.conftest import Keys, supply_with_operations
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.paging import encode_cursor
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, import_directory
+from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
 
@@ -136,14 +135,7 @@ def assert_hides(principal: Principal, answer: httpx.Response, where: str) -> No
 @pytest.fixture
 def supply_plus(store: Store, tmp_path: Path) -> Store:
     """The supply example with three more Operations."""
-    copy = tmp_path / "supply"
-    shutil.copytree(SUPPLY, copy)
-    schema = copy / "schema.yaml"
-    text = schema.read_text()
-    marker = "\noperations:\n"
-    schema.write_text(text.replace(marker, marker + OPERATIONS + "\n", 1))
-    import_directory(store, copy)
-    return store
+    return supply_with_operations(store, tmp_path, OPERATIONS)
 
 
 def _principals(store: Store) -> dict[str, Principal]:

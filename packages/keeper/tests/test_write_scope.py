@@ -9,7 +9,6 @@ narrowed to Part) and `supplier_editor` (editor narrowed to Supplier, without cl
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,14 +16,14 @@ from typing import Any
 
 import httpx
 import pytest
-from packages.keeper.tests.conftest import Keys
+from packages.keeper.tests.conftest import Keys, api_key_settings, supply_with_operations
 from packages.keeper.tests.test_app import assert_problem
-from packages.keeper.tests.test_proposal_scope import OPERATIONS, SUPPLY
+from packages.keeper.tests.test_proposal_scope import OPERATIONS
 
 from lorebase_core.errors import OperationNotFound
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, import_directory
+from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
 
@@ -85,27 +84,9 @@ class World:
         return branches, proposals, len(self.store.writes.audit("supply", limit=10_000))
 
 
-def settings(invisible_kinds: bool = True, **keeper: Any) -> Settings:
-    return Settings(
-        keeper={
-            "auth": {
-                "mode": "api_key",
-                "authz": {"grants_cache_ttl_s": 0, "invisible_kinds": invisible_kinds},
-            },
-            **keeper,
-        }
-    )
-
-
 @pytest.fixture
 def supply_plus(store: Store, tmp_path: Path) -> Store:
-    copy = tmp_path / "supply"
-    shutil.copytree(SUPPLY, copy)
-    schema = copy / "schema.yaml"
-    marker = "\noperations:\n"
-    schema.write_text(schema.read_text().replace(marker, marker + OPERATIONS + VAT + "\n", 1))
-    import_directory(store, copy)
-    return store
+    return supply_with_operations(store, tmp_path, OPERATIONS + VAT)
 
 
 def _headers(store: Store) -> dict[str, dict[str, str]]:
@@ -151,21 +132,21 @@ async def _world(store: Store, app_settings: Settings) -> AsyncIterator[World]:
 
 @pytest.fixture
 async def world(supply_plus: Store) -> AsyncIterator[World]:
-    async for found in _world(supply_plus, settings()):
+    async for found in _world(supply_plus, api_key_settings()):
         yield found
 
 
 @pytest.fixture
 async def forbidding(supply_plus: Store) -> AsyncIterator[World]:
     """Keeper with keeper.auth.authz.invisible_kinds false."""
-    async for found in _world(supply_plus, settings(invisible_kinds=False)):
+    async for found in _world(supply_plus, api_key_settings(invisible_kinds=False)):
         yield found
 
 
 @pytest.fixture
 async def merging(supply_plus: Store) -> AsyncIterator[World]:
     """Keeper where editors' task Proposals merge by themselves when nothing blocks them."""
-    found = settings(
+    found = api_key_settings(
         agent_writes={"allowed_roles_for_auto_merge": ["editor"]},
         operations={"required_approvals": 0},
     )
