@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from contextlib import ExitStack
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_core.values import format_datetime
 from lorebase_keeper.authz import Principal
-from lorebase_keeper.errors import ROUTE_SEEN
+from lorebase_keeper.errors import ROUTE_SEEN, described
 from lorebase_keeper.trace.answers import refs_of, result_of
 from lorebase_keeper.trace.capture import capture_query
 from lorebase_keeper.trace.context import StepContext, begin_step, end_step
@@ -33,10 +34,10 @@ from lorebase_keeper.trace.sensitivity import sensitive_names
 from lorebase_platform.settings import Settings
 from lorebase_store import ReadAuditEntry, TraceStep, collect_statements
 
-READ_POSTS = frozenset(
-    f"/api/v1/domains/{{domain}}/{name}"
-    for name in ("query", "context", "search", "resolve", "traverse", "neighborhood")
-)
+logger = logging.getLogger("lorebase.keeper.trace")
+
+READ_POST_NAMES = frozenset(("query", "context", "search", "resolve", "traverse", "neighborhood"))
+READ_POSTS = frozenset(f"/api/v1/domains/{{domain}}/{name}" for name in READ_POST_NAMES)
 """POST routes that only read: their bodies are queries."""
 TRACE_ROUTES = "/api/v1/trace/"
 """The trace's own routes are not steps: a note is one already, and reading a timeline is not
@@ -86,6 +87,10 @@ class _Observed:
         self.json_answer = False
         self.answer = bytearray()
         self.answer_over = False
+        # a write's answer is kept up to 64 KiB, only for the Proposal it names
+        method, path = str(scope["method"]), str(scope.get("path", ""))
+        reads = method in ("GET", "HEAD") or path.rsplit("/", 1)[-1] in READ_POST_NAMES
+        self.answer_limit = owner.settings.max_response_bytes if reads else WRITE_ANSWER_BYTES
 
     async def run(self, receive: Receive, send: Send) -> None:
         limits = self.owner.settings
@@ -109,7 +114,7 @@ class _Observed:
                 self.json_answer = kind.startswith(b"application/json")
             elif message["type"] == "http.response.body" and not self.answer_over:
                 chunk = message.get("body", b"")
-                if len(self.answer) + len(chunk) > limits.max_response_bytes:
+                if len(self.answer) + len(chunk) > self.answer_limit:
                     self.answer_over = True
                     self.answer.clear()
                 else:
@@ -125,7 +130,10 @@ class _Observed:
         finally:
             end_step(token)
             latency_ms = round((time.perf_counter() - began) * 1000, 3)
-            self._record(latency_ms)
+            try:
+                self._record(latency_ms)
+            except Exception as exc:  # the trace never fails a request: log it without values
+                logger.error("a traced step could not be made:\n%s", described(exc))
 
     # -- after the answer ------------------------------------------------------------------------
 
@@ -141,7 +149,7 @@ class _Observed:
         self.path_params: dict[str, Any] = seen.get("path_params") or {}
         method = str(self.scope["method"])
         reading = is_read(method, route)
-        answer = self._answer(reading)
+        answer = self._answer()
         decision, candidate = self.owner.decision, self.candidate
         if (
             decision is not None
@@ -166,11 +174,9 @@ class _Observed:
                 )
             )
 
-    def _answer(self, reading: bool) -> Any:
+    def _answer(self) -> Any:
         """The parsed JSON answer, when it is a successful one small enough to keep."""
         if not (200 <= self.status < 300) or not self.json_answer or self.answer_over:
-            return None
-        if not reading and len(self.answer) > WRITE_ANSWER_BYTES:
             return None
         try:
             return json.loads(self.answer)
