@@ -96,6 +96,7 @@ PATH_VALUES = {
     "operation": "update_supplier",
     "proposal": "prp_000000000000",
     "conflict": "cfl_000000000000",
+    "session_id": "agent-42",
 }
 """Path parameters of the unauthenticated sweep: names that exist, so a 200 would be a leak."""
 
