@@ -29,7 +29,7 @@ def _leaves(model: type[BaseModel], prefix: str = "") -> dict[str, Any]:
 def _flatten(document: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for key, value in document.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and value:
             flat.update(_flatten(value, f"{prefix}{key}."))
         else:
             flat[f"{prefix}{key}"] = value

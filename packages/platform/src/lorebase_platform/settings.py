@@ -591,6 +591,174 @@ class TelemetrySettings(_Section):
     )
 
 
+class HeraldKeeperSettings(_Section):
+    """The Keeper Herald reads, and the credential it reads with."""
+
+    base_url: str = Field(
+        default="http://127.0.0.1:8080", description="Keeper's address (http://host:port)."
+    )
+    api_key: str | None = Field(
+        default=None,
+        description="Herald's own API key, as secret://env/NAME or secret://file//path; "
+        "null: no key (a Keeper in auth mode none, or callers that bring their own over HTTP).",
+    )
+    timeout_s: float = Field(
+        default=30.0, gt=0, description="Seconds a Keeper request may take before it fails."
+    )
+
+    def api_key_value(self) -> str | None:
+        """The key the reference names (None without one); raises SecretError if unresolvable."""
+        return None if self.api_key is None else resolve_secret(self.api_key)
+
+
+class HeraldHttpSettings(_Section):
+    """`lorebase-herald --http`: MCP over Streamable HTTP."""
+
+    host: str = Field(default="127.0.0.1", description="Address Herald listens on.")
+    port: int = Field(default=8765, ge=0, le=65535, description="Port Herald listens on.")
+    path: str = Field(default="/mcp", description="Path of the MCP endpoint.")
+    stateless: bool = Field(
+        default=False,
+        description="Stateless Streamable HTTP: no mcp-session-id, every request stands alone.",
+    )
+    json_response: bool = Field(
+        default=False, description="Answer JSON documents instead of SSE streams."
+    )
+    allowed_hosts: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1:*", "localhost:*", "[::1]:*"],
+        description="Host headers accepted (DNS-rebinding protection; host:* allows any port).",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=lambda: ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+        description="Origin headers accepted from browsers (DNS-rebinding protection).",
+    )
+    forward_authorization: bool = Field(
+        default=True,
+        description="Send a request's own Authorization header to Keeper unchanged, so the "
+        "caller's rights apply instead of Herald's key.",
+    )
+    require_authorization: bool = Field(
+        default=False,
+        description="Refuse (401) MCP requests without their own Authorization header instead "
+        "of reading with herald.keeper.api_key.",
+    )
+
+
+class HeraldTraceSettings(_Section):
+    """What Herald tells Keeper's agent trace (docs/mcp.md)."""
+
+    enabled: bool = Field(
+        default=True,
+        description="Send the session header, the tool header and a traceparent on every Keeper "
+        "request; false: none of them.",
+    )
+    session_id: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9._:-]{1,128}$",
+        description="Session id sent when the MCP client sends none (stdio, stateless HTTP).",
+    )
+    opt_in: bool = Field(
+        default=False,
+        description="Send X-Lorebase-Trace: on with every request (Keeper then traces the calls "
+        "when keeper.trace.allow_header_opt_in is on).",
+    )
+
+
+class HeraldSettings(_Section):
+    keeper: HeraldKeeperSettings = Field(
+        default_factory=HeraldKeeperSettings, description="The Keeper Herald reads."
+    )
+    read_only: bool = Field(
+        default=False,
+        description="Leave the write tools (operations, execute, proposal) out of the catalogue "
+        "and refuse them.",
+    )
+    max_result_tokens: int = Field(
+        default=4000,
+        ge=100,
+        description="Largest tool answer, estimated like context packs "
+        "(agents.context.chars_per_token); longer answers are cut at item boundaries.",
+    )
+    http: HeraldHttpSettings = Field(
+        default_factory=HeraldHttpSettings, description="MCP over Streamable HTTP."
+    )
+    trace: HeraldTraceSettings = Field(
+        default_factory=HeraldTraceSettings, description="The agent trace."
+    )
+
+
+class PricePerMillionTokens(_Section):
+    input: float = Field(ge=0, description="Price of a million prompt tokens.")
+    output: float = Field(ge=0, description="Price of a million completion tokens.")
+
+
+class LlmTaskSettings(_Section):
+    """One task's overrides of `inference.llm`; a member left null takes the main value, except
+    that a task on another base_url never takes the main api_key and headers."""
+
+    base_url: str | None = Field(default=None, description="Endpoint of this task.")
+    model: str | None = Field(default=None, description="Model of this task.")
+    api_key: str | None = Field(
+        default=None, description="Key of this task (secret://env/NAME or secret://file//path)."
+    )
+    headers: dict[str, str] | None = Field(
+        default=None, description="Extra headers of this task (values may be secret:// refs)."
+    )
+    temperature: float | None = Field(default=None, ge=0, le=2, description="Temperature.")
+    json_schema_strict: bool | None = Field(
+        default=None, description="Ask for strict JSON-schema structured output first."
+    )
+    extra_body: dict[str, Any] | None = Field(
+        default=None, description="Members added to every chat request body."
+    )
+    price_per_million_tokens: PricePerMillionTokens | None = Field(
+        default=None, description="Prices, to report what calls cost."
+    )
+    max_concurrency: int | None = Field(default=None, ge=1, description="Calls at once.")
+    max_tokens: int | None = Field(default=None, ge=1, description="Completion cap per call.")
+    timeout_s: float | None = Field(default=None, gt=0, description="Seconds a call may take.")
+
+
+class LlmSettings(_Section):
+    """Any OpenAI-compatible chat endpoint (Ollama, llama.cpp, vLLM, a hosted API)."""
+
+    base_url: str = Field(
+        default="http://127.0.0.1:11434/v1",
+        description="OpenAI-compatible endpoint (Ollama's on this machine by default).",
+    )
+    model: str = Field(default="qwen2.5:7b-instruct", description="Chat model.")
+    api_key: str | None = Field(
+        default=None, description="Key (secret://env/NAME or secret://file//path); null: none."
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict, description="Extra headers (values may be secret:// refs)."
+    )
+    temperature: float | None = Field(
+        default=0.0, ge=0, le=2, description="Temperature; null: the endpoint's default."
+    )
+    json_schema_strict: bool = Field(
+        default=True,
+        description="Ask for strict JSON-schema structured output first; step down to a schema "
+        "in the prompt when the endpoint refuses it.",
+    )
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="Members added to every chat request body."
+    )
+    price_per_million_tokens: PricePerMillionTokens | None = Field(
+        default=None, description="Prices, to report what calls cost."
+    )
+    max_concurrency: int = Field(default=4, ge=1, description="Calls at once per endpoint.")
+    max_tokens: int = Field(default=1024, ge=1, description="Completion cap per call.")
+    timeout_s: float = Field(default=120.0, gt=0, description="Seconds a call may take.")
+    tasks: dict[str, LlmTaskSettings] = Field(
+        default_factory=dict, description="Per-task overrides, by task name (explore, agent ...)."
+    )
+
+
+class InferenceSettings(_Section):
+    llm: LlmSettings = Field(default_factory=LlmSettings, description="Chat models.")
+
+
 class Settings(BaseSettings):
     """Every setting of Lorebase, by section."""
 
@@ -617,6 +785,12 @@ class Settings(BaseSettings):
     store: StoreSettings = Field(default_factory=StoreSettings, description="The store.")
     telemetry: TelemetrySettings = Field(
         default_factory=TelemetrySettings, description="Metrics export (OpenTelemetry)."
+    )
+    herald: HeraldSettings = Field(
+        default_factory=HeraldSettings, description="Herald: Lorebase over MCP."
+    )
+    inference: InferenceSettings = Field(
+        default_factory=InferenceSettings, description="Chat models (the example agent, Guide)."
     )
 
     @classmethod

@@ -1,0 +1,3 @@
+"""Lorebase Herald: Keeper over MCP (docs/mcp.md)."""
+
+__all__: list[str] = []
