@@ -17,23 +17,19 @@ as a user of the demo would: docs/tutorial.md.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
-from fastapi import FastAPI
 
 from lorebase_client import AsyncLorebaseClient, LorebaseClient
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
 from lorebase_keeper.demo import setup_demo
+from lorebase_keeper.testing import serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 from lorebase_store.testing import commit_changes
@@ -82,27 +78,6 @@ class LiveKeeper:
     """The keys of the Notes of the `notes` Domain (AWKWARD_KEYS)."""
     store: Store
     """The store Keeper serves (tests build in-process apps over it; they never write to it)."""
-
-
-@contextmanager
-def serve_in_thread(app: FastAPI) -> Iterator[str]:
-    """Run `app` under uvicorn on 127.0.0.1, on a port the system picks; yields its URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, name="keeper", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError("Keeper stopped before it started listening")
-        if time.monotonic() > deadline:
-            raise RuntimeError("Keeper did not start listening within 30 s")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
 
 
 def _add_notes(store: Store) -> None:

@@ -670,6 +670,24 @@ class AsyncLorebaseClient:
         """The branches of a Domain the caller may read."""
         return await self._json(routes.branches(domain))
 
+    async def changes(
+        self,
+        domain: str,
+        branch: str,
+        *,
+        since: str | None = None,
+        kinds: Sequence[str] | None = None,
+        limit: int | None = None,
+        etag: str | None = None,
+    ) -> Answer:
+        """The revision events of `branch` after Revision `since`, oldest first (polling feed).
+
+        `next_since` continues; `more` says a page was cut. A `since` off the branch's
+        first-parent history answers 409: take a new context pack and follow from its revision.
+        """
+        request = routes.changes(domain, branch, since=since, kinds=kinds, limit=limit, etag=etag)
+        return await self._json(request)
+
     async def branch(self, domain: str, name: str) -> Answer:
         """One branch and its head Revision."""
         return await self._json(routes.branch(domain, name))

@@ -343,6 +343,24 @@ def branch(domain: str, name: str) -> ApiRequest:
     return _get(domain_path(domain, "branches", segment(name, "branch")))
 
 
+def changes(
+    domain: str,
+    branch: str,
+    *,
+    since: str | None,
+    kinds: Sequence[str] | None,
+    limit: int | None,
+    etag: str | None,
+) -> ApiRequest:
+    return _get(
+        domain_path(domain, "branches", segment(branch, "branch"), "changes"),
+        etag=etag,
+        since=since,
+        kinds=",".join(kinds) if kinds else None,
+        limit=limit,
+    )
+
+
 def create_branch(
     domain: str,
     name: str,

@@ -1,0 +1,245 @@
+"""Tools over several Records and Revisions: traverse, neighborhood, diff, changes, health."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from lorebase_client import AsyncLorebaseClient
+from lorebase_herald.answers import ToolAnswer, tool_result
+from lorebase_herald.bounds import fit
+from lorebase_herald.markdown import link_line, pairs, record_line, short, value, where
+from lorebase_herald.tools.hints import READ, Answered
+from lorebase_herald.tools.params import At, Branch, Domain, Kinds, Limit, Refs
+from lorebase_herald.tools.shaping import shaped
+
+if TYPE_CHECKING:
+    from lorebase_herald.server import Herald
+
+TRAVERSE = """\
+Follow a path of Relations from start Records and answer the Records at the end, with the count
+per hop. Use it for multi-hop questions ("the plants that stock the parts S-1007 supplies");
+lorebase_neighborhood answers everything within a depth instead.
+Example: {"domain": "supply", "start": ["Supplier/S-1007"], "path": ["supplies", "stocked_at"]}"""
+
+NEIGHBORHOOD = """\
+Everything within a depth of some Records: the seeds, their neighbors (with depth) and the Links
+between them. Use it for "what depends on X" or "what is around X"; narrow it with relations=.
+Example: {"domain": "supply", "refs": ["Supplier/S-1007"], "depth": 1}"""
+
+DIFF = """\
+What changed between two Revisions: the Records and Links added, removed or modified, with the
+values before and after. Use it to compare two states; lorebase_history follows one Record.
+Example: {"domain": "supply", "from_revision": "7c060a7234e7", "to_revision": "487c450d9309"}"""
+
+CHANGES = """\
+The Revisions committed on a branch after a Revision (the polling change feed), oldest first,
+with the Kinds and keys they touched. Use it to refresh what you read before (pass the
+revision of your last answer as since).
+Example: {"domain": "supply", "branch": "main", "since": "487c450d9309"}"""
+
+HEALTH = """\
+The data health of a Domain or one Kind: counts, invalid Records, orphan Links, gaps in required
+values, duplicates, stale derived values. Use it to judge how far the data can be trusted.
+Example: {"domain": "supply", "kind": "Supplier"}"""
+
+
+def register(herald: Herald) -> None:
+    """Add the graph and Revision tools to Herald's server."""
+    server = herald.mcp
+
+    @server.tool(name="lorebase_traverse", title="Traverse", description=TRAVERSE, annotations=READ)
+    async def lorebase_traverse(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        start: Annotated[list[str], Field(description="Start Records, Kind/key.", min_length=1)],
+        path: Annotated[
+            list[str], Field(description="Relations to follow, in order.", min_length=1)
+        ],
+        limit: Limit = None,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.traverse(domain, start, path, limit=limit, branch=branch, at=at)
+            hops = answer.get("hops") or []
+            kinds = [hops[-1]["to_kind"]] if hops and hops[-1].get("to_kind") else []
+            return shaped(
+                herald.budget,
+                "lorebase_traverse",
+                answer,
+                render=render_traverse,
+                member="records",
+                kinds=kinds,
+                what="Records",
+            )
+
+        return await herald.call(ctx, "lorebase_traverse", read)
+
+    @server.tool(
+        name="lorebase_neighborhood",
+        title="Neighborhood",
+        description=NEIGHBORHOOD,
+        annotations=READ,
+    )
+    async def lorebase_neighborhood(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        refs: Refs,
+        depth: Annotated[
+            int | None, Field(description="How many hops (1 by default).", ge=0)
+        ] = None,
+        relations: Annotated[
+            list[str] | None, Field(description="Only follow these Relations.")
+        ] = None,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.neighborhood(
+                domain, refs, depth=depth, relations=relations, branch=branch, at=at
+            )
+            return shaped(
+                herald.budget,
+                "lorebase_neighborhood",
+                answer,
+                render=render_neighborhood,
+                member="neighbors",
+                what="neighbors",
+            )
+
+        return await herald.call(ctx, "lorebase_neighborhood", read)
+
+    @server.tool(name="lorebase_diff", title="Diff", description=DIFF, annotations=READ)
+    async def lorebase_diff(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        from_revision: Annotated[str, Field(description="The older Revision (id, prefix or tag).")],
+        to_revision: Annotated[str, Field(description="The newer Revision (id, prefix or tag).")],
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.diff(domain, from_revision, to_revision)
+            return shaped(
+                herald.budget,
+                "lorebase_diff",
+                answer,
+                render=render_diff,
+                member="records",
+                what="changed Records",
+            )
+
+        return await herald.call(ctx, "lorebase_diff", read)
+
+    @server.tool(name="lorebase_changes", title="Changes", description=CHANGES, annotations=READ)
+    async def lorebase_changes(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        branch: Annotated[str, Field(description="The branch to follow, e.g. 'main'.")],
+        since: Annotated[
+            str | None, Field(description="The Revision you last read; omit for the latest.")
+        ] = None,
+        kinds: Kinds = None,
+        limit: Limit = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.changes(domain, branch, since=since, kinds=kinds, limit=limit)
+            return shaped(
+                herald.budget,
+                "lorebase_changes",
+                answer,
+                render=render_changes,
+                member="events",
+                kinds=kinds or [],
+                what="revision events",
+            )
+
+        return await herald.call(ctx, "lorebase_changes", read)
+
+    @server.tool(name="lorebase_health", title="Data health", description=HEALTH, annotations=READ)
+    async def lorebase_health(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        kind: Annotated[str | None, Field(description="Only this Kind.")] = None,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            text = await client.health(domain, kind, branch=branch, at=at, format="markdown")
+            fitted = fit({"text": str(text)}, None, lambda doc: str(doc["text"]), herald.budget)
+            answer = ToolAnswer(
+                tool="lorebase_health",
+                domain=domain,
+                branch=branch,
+                revision=text.revision,
+                truncated=fitted.truncated,
+                result={"format": "markdown", "kind": kind},
+            )
+            return tool_result(fitted.text, answer)
+
+        return await herald.call(ctx, "lorebase_health", read)
+
+
+def render_traverse(answer: Mapping[str, Any]) -> str:
+    lines = [f"# Traverse {' -> '.join(answer.get('path', []))} in {where(answer)}"]
+    for hop in answer.get("hops", []):
+        lines.append(
+            f"- hop {hop.get('relation')} ({hop.get('direction')}): {hop.get('from_kind')} -> "
+            f"{hop.get('to_kind')}, {hop.get('records')} Records, {hop.get('links')} Links"
+        )
+    if answer.get("missing"):
+        lines.append(f"missing start Records: {', '.join(answer['missing'])}")
+    if answer.get("capped"):
+        lines.append(f"capped: {value(answer.get('caps'))}")
+    lines.append("## Records")
+    lines += [record_line(record) for record in answer.get("records", [])]
+    return "\n".join(lines)
+
+
+def render_neighborhood(answer: Mapping[str, Any]) -> str:
+    lines = [f"# Neighborhood in {where(answer)}", "## Seeds"]
+    lines += [record_line(seed) for seed in answer.get("seeds", [])]
+    if answer.get("missing"):
+        lines.append(f"missing: {', '.join(answer['missing'])}")
+    lines.append("## Neighbors")
+    lines += [record_line(neighbor) for neighbor in answer.get("neighbors", [])]
+    shown = {item.get("ref") for item in [*answer.get("seeds", []), *answer.get("neighbors", [])]}
+    links = [
+        link
+        for link in answer.get("links", [])
+        if isinstance(link, Mapping) and {link.get("from"), link.get("to")} <= shown
+    ]
+    if links:
+        lines += ["## Links", *(link_line(link) for link in links)]
+    return "\n".join(lines)
+
+
+def render_diff(answer: Mapping[str, Any]) -> str:
+    lines = [
+        f"# Diff {short(answer.get('from'))} -> {short(answer.get('to'))} in {answer.get('domain')}"
+    ]
+    for record in answer.get("records", []):
+        before, after = record.get("before") or {}, record.get("after") or {}
+        changed = record.get("attributes") or sorted(set(before) | set(after))
+        shifts = "; ".join(
+            f"{name}: {value(before.get(name))} -> {value(after.get(name))}" for name in changed
+        )
+        lines.append(f"- {record.get('ref')} {record.get('change')}: {shifts}")
+    for link in answer.get("links", []):
+        lines.append(f"{link_line(link)} {link.get('change', '')}".rstrip())
+    return "\n".join(lines)
+
+
+def render_changes(answer: Mapping[str, Any]) -> str:
+    lines = [f"# Changes of {answer.get('domain')}/{answer.get('branch')}"]
+    for event in answer.get("events", []):
+        lines.append(
+            f"- {short(event.get('revision'))} {event.get('created_at')} by {event.get('author')}:"
+            f" {value(event.get('message') or '')} (Kinds {', '.join(event.get('kinds', []))};"
+            f" {pairs(event.get('stats'))})"
+        )
+    if answer.get("next_since"):
+        lines.append(f"next_since: {answer['next_since']}")
+    return "\n".join(lines)

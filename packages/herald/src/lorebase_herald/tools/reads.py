@@ -1,0 +1,381 @@
+"""Tools that find things: schema, context, search, resolve, query."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from lorebase_client import AsyncLorebaseClient
+from lorebase_herald.answers import ToolAnswer, tool_result
+from lorebase_herald.bounds import fit
+from lorebase_herald.markdown import pairs, record_line, value, where
+from lorebase_herald.problems import refused
+from lorebase_herald.tools.hints import READ, Answered
+from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Kinds, Lens, Limit
+from lorebase_herald.tools.shaping import shaped
+
+if TYPE_CHECKING:
+    from lorebase_herald.server import Herald
+
+SCHEMA = """\
+The schema of a Domain: its Kinds with their Attributes (types, allowed values), Relations
+(from -> to, inverse names), lenses (read presets) and Operation names. Call it first, narrowed
+to the Kinds you need (kinds=) or to a lens (lens=), so it stays short; use lorebase_resolve
+instead to map the words of a question onto the schema.
+Example: {"domain": "supply", "kinds": ["Supplier", "Part"]}"""
+
+CONTEXT = """\
+A context pack: Records with their neighborhood (Links, neighbors), the schema they use and
+their recent changes, in one answer sized to a token budget. Use it to understand one or a few
+Records and what hangs off them; use lorebase_query for exact filters and counts.
+Seeds are refs, a query or a search text; a lens presets Kinds, Relations and depth.
+Example: {"domain": "supply", "refs": ["Supplier/S-1007"], "depth": 1}"""
+
+SEARCH = """\
+Fuzzy text search over Records (names, descriptions, other text), ranked, tolerant of typos (it
+answers the spelling it corrected). Use it when you know words but not keys or exact values; use
+lorebase_query when you can state exact conditions.
+Example: {"domain": "supply", "q": "radial shaft seal", "kinds": ["Part"]}"""
+
+RESOLVE = """\
+Ground the words of a question in the schema: which Kinds, Attributes and values the phrases
+mean, as candidates with ready predicates for lorebase_query, plus the phrases nothing matched.
+Use it before writing a query from a natural-language question.
+Example: {"domain": "supply", "text": "tier-1 suppliers in Poland"}"""
+
+QUERY = """\
+Exact reads of one Kind: filter with a where predicate, select Attributes, order, page, or
+aggregate (group_by + count). Answers the matching Records and coverage (how many Records the
+Kind has, how many lack the filtered Attributes), so an empty answer can be told from missing
+data. Predicates: {"attr": "tier", "op": "eq", "value": 1}, {"and": [...]}, {"or": [...]},
+{"rel": "supplied_by", "where": {...}} to filter through a Relation.
+Example: {"domain": "supply", "kind": "Supplier", "where": {"attr": "risk_score", "op": "gte",
+"value": 70}, "select": ["legal_name", "risk_score"]}"""
+
+
+def register(herald: Herald) -> None:
+    """Add the finding tools to Herald's server."""
+    server = herald.mcp
+
+    @server.tool(name="lorebase_schema", title="Schema", description=SCHEMA, annotations=READ)
+    async def lorebase_schema(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        kinds: Kinds = None,
+        lens: Lens = None,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.schema(domain, branch=branch, at=at)
+            narrowed, problem = narrow_schema(answer, kinds, lens)
+            if problem is not None:
+                return refused("lorebase_schema", problem, code="schema-narrowing-unknown")
+            return shaped(
+                herald.budget,
+                "lorebase_schema",
+                narrowed,
+                render=render_schema,
+                member="kinds",
+                what="Kinds",
+            )
+
+        return await herald.call(ctx, "lorebase_schema", read)
+
+    @server.tool(
+        name="lorebase_context", title="Context pack", description=CONTEXT, annotations=READ
+    )
+    async def lorebase_context(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        refs: Annotated[list[str] | None, Field(description="Seed Records, Kind/key.")] = None,
+        query: Annotated[
+            dict[str, Any] | None,
+            Field(description='Seeds by query: {"kind": ..., "where": ...} as lorebase_query.'),
+        ] = None,
+        search: Annotated[str | None, Field(description="Seeds by a search text.")] = None,
+        lens: Lens = None,
+        relations: Annotated[
+            list[str] | None, Field(description="Only follow these Relations.")
+        ] = None,
+        depth: Annotated[
+            int | None, Field(description="Neighborhood depth (1 by default).", ge=0)
+        ] = None,
+        budget_tokens: Annotated[
+            int | None,
+            Field(description="Token budget of the pack (at most herald.max_result_tokens).", ge=1),
+        ] = None,
+        include_schema: Annotated[bool | None, Field(description="Add the schema section.")] = None,
+        include_recent_changes: Annotated[
+            bool | None, Field(description="Add the recent changes section.")
+        ] = None,
+        since: Annotated[
+            str | None, Field(description="Only changes after this Revision in the pack.")
+        ] = None,
+        branch: Branch = None,
+    ) -> Answered:
+        budget = min(budget_tokens or herald.budget.max_tokens, herald.budget.max_tokens)
+
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            pack = await client.context(
+                domain,
+                refs=refs,
+                query=query,
+                search=search,
+                lens=lens,
+                relations=relations,
+                depth=depth,
+                budget_tokens=budget,
+                include_schema=include_schema,
+                include_recent_changes=include_recent_changes,
+                since=since,
+                branch=branch,
+                format="markdown",
+            )
+            fitted = fit({"text": str(pack)}, None, lambda doc: str(doc["text"]), herald.budget)
+            answer = ToolAnswer(
+                tool="lorebase_context",
+                domain=domain,
+                branch=branch,
+                revision=pack.revision,
+                truncated=fitted.truncated,
+                result={"format": "markdown", "budget_tokens": budget},
+            )
+            return tool_result(fitted.text, answer)
+
+        return await herald.call(ctx, "lorebase_context", read)
+
+    @server.tool(name="lorebase_search", title="Search", description=SEARCH, annotations=READ)
+    async def lorebase_search(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        q: Annotated[str, Field(description="The words to look for.", min_length=1)],
+        kinds: Kinds = None,
+        lens: Lens = None,
+        mode: Annotated[
+            Literal["lexical", "semantic", "hybrid"] | None,
+            Field(description="lexical (default), semantic or hybrid (need stored vectors)."),
+        ] = None,
+        limit: Limit = None,
+        branch: Branch = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.search(
+                domain, q, kinds=kinds, lens=lens, mode=mode, limit=limit, branch=branch
+            )
+            return shaped(
+                herald.budget,
+                "lorebase_search",
+                answer,
+                render=render_search,
+                member="hits",
+                kinds=answer.get("kinds") or kinds or [],
+                what="hits",
+            )
+
+        return await herald.call(ctx, "lorebase_search", read)
+
+    @server.tool(
+        name="lorebase_resolve", title="Resolve words", description=RESOLVE, annotations=READ
+    )
+    async def lorebase_resolve(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        text: Annotated[str, Field(description="The question or phrase to ground.", min_length=1)],
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.resolve(domain, text, coverage=True, branch=branch, at=at)
+            return shaped(
+                herald.budget,
+                "lorebase_resolve",
+                answer,
+                render=render_resolve,
+                member="candidates",
+                what="candidates",
+            )
+
+        return await herald.call(ctx, "lorebase_resolve", read)
+
+    @server.tool(name="lorebase_query", title="Query", description=QUERY, annotations=READ)
+    async def lorebase_query(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        kind: Annotated[str, Field(description="The Kind to read, e.g. 'Supplier'.")],
+        where: Annotated[
+            dict[str, Any] | None, Field(description="A predicate (see the description).")
+        ] = None,
+        select: Annotated[list[str] | None, Field(description="Attributes to answer.")] = None,
+        order_by: Annotated[
+            list[dict[str, Any]] | None,
+            Field(description='Sort keys: [{"attr": "risk_score", "dir": "desc"}].'),
+        ] = None,
+        aggregate: Annotated[
+            dict[str, Any] | None,
+            Field(description='{"group_by": "status"} counts the matches per value.'),
+        ] = None,
+        limit: Limit = None,
+        cursor: Cursor = None,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.query(
+                domain,
+                kind=kind,
+                where=where,
+                select=select,
+                order_by=order_by,
+                aggregate=aggregate,
+                coverage=True,
+                limit=limit,
+                cursor=cursor,
+                branch=branch,
+                at=at,
+            )
+            member = "groups" if "groups" in answer else "records"
+            return shaped(
+                herald.budget,
+                "lorebase_query",
+                answer,
+                render=render_query,
+                member=member,
+                kinds=[kind],
+                what="groups" if member == "groups" else "Records",
+            )
+
+        return await herald.call(ctx, "lorebase_query", read)
+
+
+def narrow_schema(
+    answer: Mapping[str, Any], kinds: list[str] | None, lens: str | None
+) -> tuple[dict[str, Any], str | None]:
+    """The schema cut to `kinds` or to the Kinds of `lens`; or why it cannot be."""
+    narrowed = dict(answer)
+    known = [kind["name"] for kind in answer.get("kinds", [])]
+    wanted: set[str] | None = None
+    if lens is not None:
+        found = [item for item in answer.get("lenses", []) if item.get("name") == lens]
+        if not found:
+            names = ", ".join(item["name"] for item in answer.get("lenses", [])) or "none"
+            return narrowed, f"The Domain has no lens {lens!r}; lenses: {names}."
+        wanted = set(found[0].get("kinds", []))
+        narrowed["lenses"] = found
+    if kinds:
+        unknown = [kind for kind in kinds if kind not in known]
+        if unknown:
+            return narrowed, (
+                f"Unknown Kinds {', '.join(map(repr, unknown))}; the Domain's Kinds: "
+                f"{', '.join(known)}."
+            )
+        wanted = set(kinds) if wanted is None else wanted & set(kinds)
+    if wanted is None:
+        return narrowed, None
+    narrowed["kinds"] = [kind for kind in answer.get("kinds", []) if kind["name"] in wanted]
+    narrowed["relations"] = [
+        relation
+        for relation in answer.get("relations", [])
+        if relation.get("from") in wanted or relation.get("to") in wanted
+    ]
+    narrowed["operations"] = [
+        operation
+        for operation in answer.get("operations", [])
+        if wanted & set(operation.get("kinds", []) or wanted)
+    ]
+    return narrowed, None
+
+
+def _attribute(attribute: Mapping[str, Any]) -> str:
+    facts = [str(attribute.get("type", "?"))]
+    if attribute.get("required"):
+        facts.append("required")
+    if attribute.get("sensitive"):
+        facts.append("sensitive")
+    line = f"  - {attribute['name']} ({', '.join(facts)})"
+    if attribute.get("values"):
+        line += f" one of {'|'.join(str(item) for item in attribute['values'])}"
+    if attribute.get("description"):
+        line += f": {value(attribute['description'])}"
+    return line
+
+
+def render_schema(answer: Mapping[str, Any]) -> str:
+    lines = [f"# Schema of {where(answer)}"]
+    if answer.get("title"):
+        lines.append(value(answer["title"]))
+    for kind in answer.get("kinds", []):
+        head = f"## Kind {kind['name']} (key {', '.join(kind.get('key', []))}"
+        head += f"; title {kind['title']})" if kind.get("title") else ")"
+        lines.append(head)
+        if kind.get("description"):
+            lines.append(value(kind["description"]))
+        if kind.get("aliases"):
+            lines.append(f"aliases: {', '.join(kind['aliases'])}")
+        lines.extend(_attribute(attribute) for attribute in kind.get("attributes", []))
+    relations = [
+        f"- {relation['name']}: {relation.get('from')} -> {relation.get('to')}"
+        + (f" (inverse {relation['inverse']})" if relation.get("inverse") else "")
+        + (f", {relation['cardinality']}" if relation.get("cardinality") else "")
+        + (f": {value(relation['description'])}" if relation.get("description") else "")
+        for relation in answer.get("relations", [])
+    ]
+    if relations:
+        lines += ["## Relations", *relations]
+    lenses = [
+        f"- {lens['name']}: Kinds {', '.join(lens.get('kinds', []))}"
+        + (f": {value(lens['description'])}" if lens.get("description") else "")
+        for lens in answer.get("lenses", [])
+    ]
+    if lenses:
+        lines += ["## Lenses", *lenses]
+    operations = [operation["name"] for operation in answer.get("operations", [])]
+    if operations:
+        lines += ["## Operations (lorebase_operations describes them)", ", ".join(operations)]
+    examples = answer.get("examples") or []
+    if examples:
+        lines += ["## Example questions", *(f"- {value(item)}" for item in examples)]
+    return "\n".join(lines)
+
+
+def render_search(answer: Mapping[str, Any]) -> str:
+    lines = [f"# Search {value(answer.get('q', ''))} in {where(answer)} ({answer.get('mode')})"]
+    if answer.get("corrected"):
+        lines.append(f"corrected: {value(answer['corrected'])}")
+    for hit in answer.get("hits", []):
+        line = record_line(hit)
+        if hit.get("matched"):
+            line += f" [matched {', '.join(hit['matched'])}]"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def render_resolve(answer: Mapping[str, Any]) -> str:
+    lines = [f"# Resolved in {where(answer)}"]
+    for candidate in answer.get("candidates", []):
+        facts = {
+            name: item
+            for name, item in candidate.items()
+            if name not in ("target", "score", "level", "matched")
+        }
+        lines.append(
+            f"- {value(candidate.get('matched'))} -> {candidate.get('target')} {pairs(facts)}"
+            f" ({candidate.get('level')}, score {float(candidate.get('score', 0)):.2f})"
+        )
+    if answer.get("unmatched"):
+        lines.append(f"unmatched: {', '.join(map(value, answer['unmatched']))}")
+    return "\n".join(lines)
+
+
+def render_query(answer: Mapping[str, Any]) -> str:
+    lines = [f"# {answer.get('kind')} in {where(answer)}"]
+    if "groups" in answer:
+        lines += [
+            f"- {value(group.get('key'))}: {pairs(group, ['key'])}" for group in answer["groups"]
+        ]
+    else:
+        lines += [record_line(record) for record in answer.get("records", [])]
+    return "\n".join(lines)

@@ -1,0 +1,219 @@
+"""Tools about one Record: record, links, history, lineage, explain."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Annotated, Any
+
+from mcp.server.mcpserver import Context
+from pydantic import Field
+
+from lorebase_client import AsyncLorebaseClient
+from lorebase_herald.answers import ToolAnswer, tool_result
+from lorebase_herald.bounds import fit
+from lorebase_herald.markdown import link_line, pairs, short, value, where
+from lorebase_herald.tools.hints import READ, Answered
+from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Key, Kind, Limit
+from lorebase_herald.tools.shaping import shaped
+
+if TYPE_CHECKING:
+    from lorebase_herald.server import Herald
+
+RECORD = """\
+One Record: its values, how many Links it has per Relation, and optionally the lineage of each
+value (which Revision, actor and origin set it). Use it when you know the Kind and key; follow a
+Relation with lorebase_links, ask why a value is what it is with lorebase_explain.
+Example: {"domain": "supply", "kind": "Supplier", "key": "S-1001", "lineage": true}"""
+
+LINKS = """\
+The Links of one Record along one Relation (or its inverse name), with the Link's own values,
+paged. Use it to list what a Record is connected to; lorebase_traverse follows several hops.
+Example: {"domain": "supply", "kind": "Supplier", "key": "S-1001", "relation": "supplies"}"""
+
+HISTORY = """\
+The changes of one Record, newest first: Revision, author, time, message, origin (import,
+Operation, merge) and the Attributes changed (values=true adds them). Use it for "what changed
+and when"; lorebase_lineage answers where each current value came from.
+Example: {"domain": "supply", "kind": "Contract", "key": "C-3013"}"""
+
+LINEAGE = """\
+Where each current value of a Record came from: the Revision that set it, its actor, time,
+message and origin. Use it before quoting a value as fact; lorebase_history lists every change.
+Example: {"domain": "supply", "kind": "Supplier", "key": "S-1001"}"""
+
+EXPLAIN = """\
+Why a Record is what it is: when it was created, each value with the change that set it, its
+Links, derived values and checks, written for reading. Use it to justify an answer; it is longer
+than lorebase_lineage.
+Example: {"domain": "supply", "kind": "Supplier", "key": "S-1001"}"""
+
+
+def register(herald: Herald) -> None:
+    """Add the Record tools to Herald's server."""
+    server = herald.mcp
+
+    @server.tool(name="lorebase_record", title="Record", description=RECORD, annotations=READ)
+    async def lorebase_record(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        kind: Kind,
+        key: Key,
+        lineage: Annotated[bool, Field(description="Add the lineage of each value.")] = False,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.record(
+                domain, kind, key, branch=branch, at=at, links=True, lineage=lineage
+            )
+            return shaped(herald.budget, "lorebase_record", answer, render=render_record)
+
+        return await herald.call(ctx, "lorebase_record", read)
+
+    @server.tool(name="lorebase_links", title="Links", description=LINKS, annotations=READ)
+    async def lorebase_links(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        kind: Kind,
+        key: Key,
+        relation: Annotated[str, Field(description="A Relation or its inverse name.")],
+        limit: Limit = None,
+        cursor: Cursor = None,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.links(
+                domain, kind, key, relation, branch=branch, at=at, limit=limit, cursor=cursor
+            )
+            return shaped(
+                herald.budget,
+                "lorebase_links",
+                answer,
+                render=render_links,
+                member="links",
+                kinds=[answer.get("target_kind") or kind],
+                what="Links",
+            )
+
+        return await herald.call(ctx, "lorebase_links", read)
+
+    @server.tool(name="lorebase_history", title="History", description=HISTORY, annotations=READ)
+    async def lorebase_history(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        kind: Kind,
+        key: Key,
+        values: Annotated[bool, Field(description="Add the values each change set.")] = False,
+        limit: Limit = None,
+        cursor: Cursor = None,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.history(
+                domain, kind, key, branch=branch, at=at, values=values, limit=limit, cursor=cursor
+            )
+            return shaped(
+                herald.budget,
+                "lorebase_history",
+                answer,
+                render=render_history,
+                member="changes",
+                kinds=[kind],
+                what="changes",
+            )
+
+        return await herald.call(ctx, "lorebase_history", read)
+
+    @server.tool(name="lorebase_lineage", title="Lineage", description=LINEAGE, annotations=READ)
+    async def lorebase_lineage(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        kind: Kind,
+        key: Key,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            answer = await client.lineage(domain, kind, key, branch=branch, at=at)
+            return shaped(herald.budget, "lorebase_lineage", answer, render=render_lineage)
+
+        return await herald.call(ctx, "lorebase_lineage", read)
+
+    @server.tool(name="lorebase_explain", title="Explain", description=EXPLAIN, annotations=READ)
+    async def lorebase_explain(
+        ctx: Context[Any, Any],
+        domain: Domain,
+        kind: Kind,
+        key: Key,
+        branch: Branch = None,
+        at: At = None,
+    ) -> Answered:
+        async def read(client: AsyncLorebaseClient) -> Answered:
+            text = await client.explain(domain, kind, key, branch=branch, at=at, format="markdown")
+            fitted = fit({"text": str(text)}, None, lambda doc: str(doc["text"]), herald.budget)
+            answer = ToolAnswer(
+                tool="lorebase_explain",
+                domain=domain,
+                branch=branch,
+                revision=text.revision,
+                truncated=fitted.truncated,
+                result={"format": "markdown", "ref": f"{kind}/{key}"},
+            )
+            return tool_result(fitted.text, answer)
+
+        return await herald.call(ctx, "lorebase_explain", read)
+
+
+def render_record(answer: Mapping[str, Any]) -> str:
+    lines = [f"# {answer.get('ref')} {value(answer.get('title') or '')} in {where(answer)}"]
+    lines += [f"- {name}: {value(item)}" for name, item in (answer.get("values") or {}).items()]
+    lines.append(f"last changed in {short(answer.get('updated_revision'))}")
+    links = answer.get("links") or {}
+    if links:
+        lines.append(f"Links: {pairs(links)} (lorebase_links lists them)")
+    lineage = answer.get("lineage") or {}
+    if lineage:
+        lines.append("## Lineage")
+        lines += [_source(name, source) for name, source in lineage.items()]
+    return "\n".join(lines)
+
+
+def _source(name: str, source: Mapping[str, Any]) -> str:
+    origin = source.get("origin") or {}
+    return (
+        f"- {name}: {short(source.get('revision'))} by {source.get('actor')} at {source.get('at')}"
+        f" ({origin.get('type')} {origin.get('ref') or ''}".rstrip()
+        + f"): {value(source.get('message') or '')}"
+    )
+
+
+def render_links(answer: Mapping[str, Any]) -> str:
+    head = (
+        f"# {answer.get('ref')} {answer.get('relation')} ({answer.get('direction')}, to "
+        f"{answer.get('target_kind')}) in {where(answer)}"
+    )
+    return "\n".join([head, *(link_line(link) for link in answer.get("links", []))])
+
+
+def render_history(answer: Mapping[str, Any]) -> str:
+    lines = [f"# History of {answer.get('ref')} in {where(answer)}"]
+    for change in answer.get("changes", []):
+        origin = change.get("origin") or {}
+        line = (
+            f"- {short(change.get('revision'))} {change.get('at')} by {change.get('author')} "
+            f"({origin.get('type')} {origin.get('ref') or ''}".rstrip()
+            + f"): {change.get('change')} {', '.join(change.get('attributes', []))}"
+            f" - {value(change.get('message') or '')}"
+        )
+        if change.get("values"):
+            line += f" [{pairs(change['values'])}]"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def render_lineage(answer: Mapping[str, Any]) -> str:
+    lines = [f"# Lineage of {answer.get('ref')} in {where(answer)}"]
+    lines += [_source(name, source) for name, source in (answer.get("attributes") or {}).items()]
+    return "\n".join(lines)

@@ -1,0 +1,77 @@
+"""From a Keeper answer to a tool result: bounded, with the scope of an empty answer and
+how to get the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mcp.types import CallToolResult
+
+from lorebase_herald.answers import Scope, ToolAnswer, tool_result
+from lorebase_herald.bounds import Budget, Render, fit
+from lorebase_herald.markdown import coverage_notes, empty_lines
+
+
+def shaped(
+    budget: Budget,
+    tool: str,
+    answer: Mapping[str, Any],
+    *,
+    render: Render,
+    member: str | None = None,
+    kinds: Sequence[str] = (),
+    what: str = "items",
+    notes: Sequence[str] = (),
+) -> CallToolResult:
+    """The tool result of `answer`: its rendering within `budget`, cut at the items of `member`.
+
+    An empty list under `member` adds what was searched (Domain, branch, Revision, `kinds`) and
+    the coverage notes; a cut answer says how to get the rest (a smaller limit and the cursor,
+    or a narrower request); an answer with a next page says so with its cursor.
+    """
+    fitted = fit(answer, member, render, budget)
+    items = answer.get(member) if member is not None else None
+    empty = isinstance(items, list) and not items
+    more: str | None = None
+    if fitted.truncated and fitted.shown is not None:
+        more = (
+            f"Herald showed {fitted.shown} of {fitted.total} {what} to stay within "
+            f"{budget.max_tokens} tokens: call again with limit={max(fitted.shown, 1)} and page "
+            "on with the cursor of that answer, or narrow the request."
+        )
+    elif fitted.truncated:
+        more = (
+            f"Herald cut this answer to stay within {budget.max_tokens} tokens: narrow the "
+            "request (fewer Kinds, a lens, a smaller depth) to see the rest."
+        )
+    elif answer.get("next_cursor"):
+        more = f"More on the next page: call again with cursor={answer['next_cursor']}"
+    text = fitted.text
+    if empty:
+        text = "\n".join([text, *empty_lines(answer, kinds, what)])
+    if more is not None:
+        text = f"{text}\n\n{more}"
+    scope = None
+    if empty:
+        scope = Scope(
+            domain=answer.get("domain"),
+            branch=answer.get("branch"),
+            revision=answer.get("revision"),
+            kinds=list(kinds),
+        )
+    structured = ToolAnswer(
+        tool=tool,
+        domain=answer.get("domain"),
+        branch=answer.get("branch"),
+        revision=answer.get("revision"),
+        truncated=fitted.truncated,
+        shown=fitted.shown,
+        total=fitted.total,
+        more=more,
+        empty=empty,
+        scope=scope,
+        notes=[*coverage_notes(answer), *notes],
+        result=fitted.document,
+    )
+    return tool_result(text, structured)
