@@ -599,6 +599,7 @@ class HeraldKeeperSettings(_Section):
     )
     api_key: str | None = Field(
         default=None,
+        pattern=r"^secret://",
         description="Herald's own API key, as secret://env/NAME or secret://file//path; "
         "null: no key (a Keeper in auth mode none, or callers that bring their own over HTTP).",
     )
