@@ -53,6 +53,8 @@ of its own):
     ├── UnsafeSettings                500 unsafe-settings (a process refuses to start with them)
     ├── NotImplementedYet             501 not-implemented (a planned part of the API)
     ├── UnexpectedAnswer              502 unexpected-answer (the client's: not Keeper's answer)
+    ├── ModelUnavailable              502 model-unavailable (a chat endpoint failed or is down)
+    ├── ModelAnswerInvalid            502 model-answer-invalid (invalid after the repair call)
     └── Conflict                      409 conflict
         ├── AlreadyExists             409 already-exists
         │   └── BranchNameTaken       409 branch-name-taken (differs only in case)
@@ -649,3 +651,28 @@ class BranchesUnrelated(BadRequest):
     status = 422
     code = "branches-unrelated"
     title = "The branches share no history"
+
+
+# inference
+
+
+class ModelUnavailable(LorebaseError):
+    """A chat endpoint that could not answer: down, too slow, or answering an error status.
+
+    The detail names the endpoint's host and model and what happened, never its key or a prompt.
+    """
+
+    status = 502
+    code = "model-unavailable"
+    title = "Model unavailable"
+
+
+class ModelAnswerInvalid(LorebaseError):
+    """A model's answer that did not match the requested JSON schema, even after one repair call.
+
+    The detail names the first few schema problems by path (`/steps/0/tool: ...`, `/: not json`).
+    """
+
+    status = 502
+    code = "model-answer-invalid"
+    title = "Model answer invalid"
