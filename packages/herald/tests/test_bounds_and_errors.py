@@ -54,7 +54,13 @@ async def test_a_long_text_is_cut_at_a_line(keeper: LiveKeeper) -> None:
 async def test_a_page_with_more_names_its_cursor(mcp: Client) -> None:
     result = await mcp.call_tool(
         "lorebase_links",
-        {"domain": "supply", "kind": "Supplier", "key": "S-1001", "relation": "supplies", "limit": 2},
+        {
+            "domain": "supply",
+            "kind": "Supplier",
+            "key": "S-1001",
+            "relation": "supplies",
+            "limit": 2,
+        },
     )
     answer = result.structured_content
     assert answer is not None
@@ -89,9 +95,7 @@ async def test_an_unknown_record_is_a_tool_error_with_the_problem(mcp: Client) -
 
 
 async def test_a_misspelt_kind_says_what_it_meant(mcp: Client) -> None:
-    result = await mcp.call_tool(
-        "lorebase_query", {"domain": "supply", "kind": "Suplier"}
-    )
+    result = await mcp.call_tool("lorebase_query", {"domain": "supply", "kind": "Suplier"})
     assert result.is_error
     assert "did you mean 'Supplier'" in text_of(result)
 
@@ -99,7 +103,11 @@ async def test_a_misspelt_kind_says_what_it_meant(mcp: Client) -> None:
 async def test_an_invalid_predicate_lists_the_issues(mcp: Client) -> None:
     result = await mcp.call_tool(
         "lorebase_query",
-        {"domain": "supply", "kind": "Supplier", "where": {"attr": "tier", "op": "near", "value": 1}},
+        {
+            "domain": "supply",
+            "kind": "Supplier",
+            "where": {"attr": "tier", "op": "near", "value": 1},
+        },
     )
     assert result.is_error
     assert "issues: [" in text_of(result)
@@ -115,7 +123,9 @@ async def test_a_keeper_that_does_not_answer_is_a_tool_error(keeper: LiveKeeper)
     settings = herald_settings(keeper)
     section = settings.herald.model_dump()
     section["keeper"]["base_url"] = "http://127.0.0.1:9"
-    herald = Herald(settings.model_copy(update={"herald": type(settings.herald).model_validate(section)}))
+    herald = Herald(
+        settings.model_copy(update={"herald": type(settings.herald).model_validate(section)})
+    )
     try:
         async with Client(herald.mcp) as client:
             result = await client.call_tool("lorebase_schema", {"domain": "supply"})

@@ -61,9 +61,7 @@ async def test_record_answers_values_link_counts_and_lineage(mcp: Client) -> Non
     assert answer["result"]["values"]["city"] == "Poznan"
 
 
-async def test_record_at_an_old_revision_reads_that_state(
-    mcp: Client, keeper: LiveKeeper
-) -> None:
+async def test_record_at_an_old_revision_reads_that_state(mcp: Client, keeper: LiveKeeper) -> None:
     first = keeper.store.log("supply", limit=100)[-1].id
     text, answer = await call(
         mcp, "lorebase_record", domain="supply", kind="Supplier", key="S-1001", at=first[:12]
@@ -78,7 +76,12 @@ async def test_query_with_a_filter_and_coverage(mcp: Client) -> None:
         "lorebase_query",
         domain="supply",
         kind="Supplier",
-        where={"and": [{"attr": "tier", "op": "eq", "value": 1}, {"attr": "risk_score", "op": "gte", "value": 70}]},
+        where={
+            "and": [
+                {"attr": "tier", "op": "eq", "value": 1},
+                {"attr": "risk_score", "op": "gte", "value": 70},
+            ]
+        },
         select=["legal_name", "risk_score"],
     )
     assert "Supplier/S-1001" in text
@@ -88,11 +91,18 @@ async def test_query_with_a_filter_and_coverage(mcp: Client) -> None:
 
 async def test_query_aggregate_counts_per_value(mcp: Client) -> None:
     text, answer = await call(
-        mcp, "lorebase_query", domain="supply", kind="PurchaseOrder",
+        mcp,
+        "lorebase_query",
+        domain="supply",
+        kind="PurchaseOrder",
         aggregate={"group_by": "status"},
     )
     assert "- open: count=15" in text
-    assert {group["key"] for group in answer["result"]["groups"]} == {"open", "received", "cancelled"}
+    assert {group["key"] for group in answer["result"]["groups"]} == {
+        "open",
+        "received",
+        "cancelled",
+    }
 
 
 async def test_an_empty_answer_echoes_its_scope_and_coverage(mcp: Client) -> None:

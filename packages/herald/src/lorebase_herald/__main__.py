@@ -1,0 +1,5 @@
+"""`python -m lorebase_herald`: the same as `lorebase-herald`."""
+
+from lorebase_herald.cli import main
+
+main()
