@@ -9,7 +9,7 @@ from mcp import Client
 
 from lorebase_herald import Herald
 
-from .conftest import LiveKeeper, herald_settings, text_of
+from .conftest import LiveKeeper, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -181,7 +181,7 @@ async def test_history_lineage_explain_of_a_contract(mcp: Client) -> None:
 
 async def test_diff_between_the_import_and_the_head(mcp: Client, keeper: LiveKeeper) -> None:
     first = keeper.store.log("supply", limit=100)[-1].id
-    text, answer = await call(
+    text, _answer = await call(
         mcp, "lorebase_diff", domain="supply", from_revision=first, to_revision=keeper.head
     )
     assert "Supplier/S-1001 modified: risk_score: 72 -> 90" in text

@@ -69,7 +69,7 @@ async def test_a_task_opens_a_proposal_that_the_proposal_tool_shows(
     assert answer is not None
     proposal = answer["result"]["proposal"]
     proposal_id = proposal["id"] if isinstance(proposal, dict) else proposal
-    assert f"proposal: " in text_of(result)
+    assert "proposal: " in text_of(result)
     shown = await agent.call_tool(
         "lorebase_proposal", {"domain": "supply", "action": "show", "proposal_id": proposal_id}
     )
