@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+from pydantic import ValidationError
 
 from lorebase_core.errors import LorebaseError
 from lorebase_herald.http import http_app
 from lorebase_herald.server import Herald
-from lorebase_platform.settings import Settings, load_settings
+from lorebase_platform.settings import Settings, load_settings, settings_problems
 
 
 def parser() -> argparse.ArgumentParser:
@@ -64,7 +65,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         settings = settings_of(arguments)
         herald = Herald(settings)
-    except (LorebaseError, ValueError) as error:
+    except ValidationError as error:
+        sys.exit(f"lorebase-herald: {settings_problems(error)}")
+    except LorebaseError as error:
         sys.exit(f"lorebase-herald: {error}")
     try:
         if arguments.http:
@@ -87,7 +90,4 @@ async def _serve_http(herald: Herald) -> None:
     server = uvicorn.Server(
         uvicorn.Config(http_app(herald), host=http.host, port=http.port, log_level="warning")
     )
-    try:
-        await server.serve()
-    finally:
-        await herald.aclose()
+    await server.serve()

@@ -8,15 +8,20 @@ herald.http.require_authorization a request without its own Authorization header
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase_herald.server import Herald
 
 
 def http_app(herald: Herald) -> ASGIApp:
-    """The Starlette app serving `herald.mcp` at herald.http.path."""
+    """The Starlette app serving `herald.mcp` at herald.http.path; it closes `herald` when it
+    shuts down."""
     settings = herald.settings.herald.http
     security = TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
@@ -30,6 +35,17 @@ def http_app(herald: Herald) -> ASGIApp:
         transport_security=security,
         host=settings.host,
     )
+    opened = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(served: Starlette) -> AsyncIterator[Any]:
+        async with opened(served) as state:
+            try:
+                yield state
+            finally:
+                await herald.aclose()
+
+    app.router.lifespan_context = lifespan
     if settings.require_authorization:
         return RequireAuthorization(app)
     return app

@@ -82,6 +82,7 @@ class Herald:
         )
         self.budget = Budget(herald.max_result_tokens, settings.agents.context.chars_per_token)
         self.read_only = herald.read_only
+        self._closed = False
         self.mcp: MCPServer[Any] = MCPServer(
             name="lorebase",
             title="Lorebase",
@@ -92,7 +93,10 @@ class Herald:
         register(self)
 
     async def aclose(self) -> None:
-        """Close the Keeper connections and flush the spans."""
+        """Close the Keeper connections and flush the spans (once; later calls do nothing)."""
+        if self._closed:
+            return
+        self._closed = True
         await self.client.aclose()
         self.provider.shutdown()
 

@@ -11,7 +11,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -808,6 +808,16 @@ class Settings(BaseSettings):
         if path:
             sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=path))
         return tuple(sources)
+
+
+def settings_problems(error: ValidationError) -> str:
+    """What is wrong with the settings, one line per setting, never the values given (a value
+    may be a secret written where a secret:// reference belongs)."""
+    lines = []
+    for problem in error.errors(include_input=False, include_url=False):
+        name = ".".join(str(part) for part in problem["loc"])
+        lines.append(f"{name}: {problem['msg']}")
+    return "invalid settings:\n" + "\n".join(f"  {line}" for line in lines)
 
 
 def load_settings(config_file: Path | None = None, **overrides: Any) -> Settings:
