@@ -41,8 +41,9 @@ lorebase_query when you can state exact conditions.
 Example: {"domain": "supply", "q": "radial shaft seal", "kinds": ["Part"]}"""
 
 RESOLVE = """\
-Ground the words of a question in the schema: which Kinds, Attributes and values the phrases
-mean, as candidates with ready predicates for lorebase_query, plus the phrases nothing matched.
+Ground the words of a question in the schema: which Kinds, Attributes and stored values the
+phrases mean, as scored candidates to write a lorebase_query from, plus the phrases nothing
+matched (do not guess those: search or ask).
 Use it before writing a query from a natural-language question.
 Example: {"domain": "supply", "text": "tier-1 suppliers in Poland"}"""
 
