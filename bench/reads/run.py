@@ -47,13 +47,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
 import sqlalchemy as sa  # noqa: TID251 (the baselines are the store's raw SQL)
-import uvicorn
 from fastapi import Body, FastAPI
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -63,6 +61,7 @@ from starlette.routing import Route
 from lorebase_core.access import ReadScope
 from lorebase_core.graph_requests import parse_neighborhood, parse_traverse
 from lorebase_core.query import parse_query
+from lorebase_keeper import testing as keeper_testing
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
 from lorebase_store import Segment, Store, fetch_links, fetch_records, import_directory, query_sql
@@ -124,36 +123,16 @@ FIGURES = (
 # -- servers ---------------------------------------------------------------------------------
 @contextmanager
 def serve_in_thread(app: Any, name: str, profiler: cProfile.Profile | None = None) -> Iterator[str]:
-    """Run `app` under uvicorn on 127.0.0.1, on a port the system picks; yields its URL.
+    """Run `app` on loopback (`lorebase_keeper.testing.serve_in_thread`); yields its URL.
 
-    As in packages/client/tests/conftest.py; every server gets the same configuration. With a
-    `profiler`, the server's thread (its event loop) runs under it.
+    Every server gets the same configuration. With a `profiler`, the server's thread (its event
+    loop) runs under it.
     """
-    config = uvicorn.Config(
-        app,
-        host="127.0.0.1",
-        port=0,
-        log_level="warning",
-        access_log=False,
-        timeout_keep_alive=120,
-    )
-    server = uvicorn.Server(config)
-    target = server.run if profiler is None else partial(profiler.runcall, server.run)
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if not thread.is_alive():
-            raise RuntimeError(f"{name} stopped before it started listening")
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{name} did not start listening within 30 s")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    runner = None if profiler is None else profiler.runcall
+    with keeper_testing.serve_in_thread(
+        app, name=name, runner=runner, access_log=False, timeout_keep_alive=120
+    ) as url:
+        yield url
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
+from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -14,10 +16,22 @@ __all__ = ["serve_in_thread"]
 
 
 @contextmanager
-def serve_in_thread(app: ASGIApp, *, name: str = "keeper") -> Iterator[str]:
-    """Run `app` under uvicorn on 127.0.0.1, on a port the system picks; yields its URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, name=name, daemon=True)
+def serve_in_thread(
+    app: ASGIApp,
+    *,
+    name: str = "keeper",
+    runner: Callable[[Callable[[], None]], object] | None = None,
+    **config: Any,
+) -> Iterator[str]:
+    """Run `app` under uvicorn on 127.0.0.1, on a port the system picks; yields its URL.
+
+    `config` adds uvicorn settings (`timeout_keep_alive=120`, say); `runner` calls the server's
+    loop for the thread (`profiler.runcall` profiles it).
+    """
+    options: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "log_level": "warning", **config}
+    server = uvicorn.Server(uvicorn.Config(app, **options))
+    target = server.run if runner is None else partial(runner, server.run)
+    thread = threading.Thread(target=target, name=name, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
     while not server.started:

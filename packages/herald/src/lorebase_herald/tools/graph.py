@@ -9,12 +9,10 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from lorebase_client import AsyncLorebaseClient
-from lorebase_herald.answers import ToolAnswer, tool_result
-from lorebase_herald.bounds import fit
 from lorebase_herald.markdown import link_line, pairs, record_line, short, value, where
 from lorebase_herald.tools.hints import READ, Answered
 from lorebase_herald.tools.params import At, Branch, Domain, Kinds, Limit, Refs
-from lorebase_herald.tools.shaping import shaped
+from lorebase_herald.tools.shaping import rendered, shaped
 
 if TYPE_CHECKING:
     from lorebase_herald.server import Herald
@@ -168,16 +166,15 @@ def register(herald: Herald) -> None:
     ) -> Answered:
         async def read(client: AsyncLorebaseClient) -> Answered:
             text = await client.health(domain, kind, branch=branch, at=at, format="markdown")
-            fitted = fit({"text": str(text)}, None, lambda doc: str(doc["text"]), herald.budget)
-            answer = ToolAnswer(
-                tool="lorebase_health",
+            return rendered(
+                herald.budget,
+                "lorebase_health",
+                str(text),
                 domain=domain,
                 branch=branch,
                 revision=text.revision,
-                truncated=fitted.truncated,
                 result={"format": "markdown", "kind": kind},
             )
-            return tool_result(fitted.text, answer)
 
         return await herald.call(ctx, "lorebase_health", read)
 

@@ -9,13 +9,11 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from lorebase_client import AsyncLorebaseClient
-from lorebase_herald.answers import ToolAnswer, tool_result
-from lorebase_herald.bounds import fit
 from lorebase_herald.markdown import pairs, record_line, value, where
 from lorebase_herald.problems import refused
 from lorebase_herald.tools.hints import READ, Answered
 from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Kinds, Lens, Limit
-from lorebase_herald.tools.shaping import shaped
+from lorebase_herald.tools.shaping import rendered, shaped
 
 if TYPE_CHECKING:
     from lorebase_herald.server import Herald
@@ -136,16 +134,15 @@ def register(herald: Herald) -> None:
                 branch=branch,
                 format="markdown",
             )
-            fitted = fit({"text": str(pack)}, None, lambda doc: str(doc["text"]), herald.budget)
-            answer = ToolAnswer(
-                tool="lorebase_context",
+            return rendered(
+                herald.budget,
+                "lorebase_context",
+                str(pack),
                 domain=domain,
                 branch=branch,
                 revision=pack.revision,
-                truncated=fitted.truncated,
                 result={"format": "markdown", "budget_tokens": budget},
             )
-            return tool_result(fitted.text, answer)
 
         return await herald.call(ctx, "lorebase_context", read)
 

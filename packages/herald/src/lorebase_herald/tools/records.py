@@ -9,12 +9,10 @@ from mcp.server.mcpserver import Context
 from pydantic import Field
 
 from lorebase_client import AsyncLorebaseClient
-from lorebase_herald.answers import ToolAnswer, tool_result
-from lorebase_herald.bounds import fit
 from lorebase_herald.markdown import link_line, pairs, short, value, where
 from lorebase_herald.tools.hints import READ, Answered
 from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Key, Kind, Limit
-from lorebase_herald.tools.shaping import shaped
+from lorebase_herald.tools.shaping import rendered, shaped
 
 if TYPE_CHECKING:
     from lorebase_herald.server import Herald
@@ -152,16 +150,15 @@ def register(herald: Herald) -> None:
     ) -> Answered:
         async def read(client: AsyncLorebaseClient) -> Answered:
             text = await client.explain(domain, kind, key, branch=branch, at=at, format="markdown")
-            fitted = fit({"text": str(text)}, None, lambda doc: str(doc["text"]), herald.budget)
-            answer = ToolAnswer(
-                tool="lorebase_explain",
+            return rendered(
+                herald.budget,
+                "lorebase_explain",
+                str(text),
                 domain=domain,
                 branch=branch,
                 revision=text.revision,
-                truncated=fitted.truncated,
                 result={"format": "markdown", "ref": f"{kind}/{key}"},
             )
-            return tool_result(fitted.text, answer)
 
         return await herald.call(ctx, "lorebase_explain", read)
 

@@ -75,3 +75,27 @@ def shaped(
         result=fitted.document,
     )
     return tool_result(text, structured)
+
+
+def rendered(
+    budget: Budget,
+    tool: str,
+    text: str,
+    *,
+    domain: str,
+    branch: str | None,
+    revision: str | None,
+    result: dict[str, Any],
+) -> CallToolResult:
+    """The tool result of a Markdown rendering Keeper made (context pack, explain, health):
+    the text within `budget`, cut after its last whole line."""
+    fitted = fit({"text": text}, None, lambda document: str(document["text"]), budget)
+    answer = ToolAnswer(
+        tool=tool,
+        domain=domain,
+        branch=branch,
+        revision=revision,
+        truncated=fitted.truncated,
+        result=result,
+    )
+    return tool_result(fitted.text, answer)
