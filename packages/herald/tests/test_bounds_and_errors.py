@@ -134,3 +134,18 @@ async def test_a_keeper_that_does_not_answer_is_a_tool_error(keeper: LiveKeeper)
     assert result.is_error
     assert "Keeper at http://127.0.0.1:9 did not answer" in text_of(result)
     assert keeper.keys["admin"] not in text_of(result)
+
+
+async def test_a_cut_schema_says_to_narrow_it(keeper: LiveKeeper) -> None:
+    herald = Herald(herald_settings(keeper, max_result_tokens=600))
+    try:
+        async with Client(herald.mcp) as client:
+            result = await client.call_tool("lorebase_schema", {"domain": "supply"})
+    finally:
+        await herald.aclose()
+    answer = result.structured_content
+    assert answer is not None
+    assert answer["truncated"] is True
+    assert answer["shown"] < answer["total"] == 6
+    assert "narrow it with kinds=[...]" in answer["more"]
+    assert "limit=" not in answer["more"]

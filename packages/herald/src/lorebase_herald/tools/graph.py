@@ -12,7 +12,7 @@ from lorebase_client import AsyncLorebaseClient
 from lorebase_herald.markdown import link_line, pairs, record_line, short, value, where
 from lorebase_herald.tools.hints import READ, Answered
 from lorebase_herald.tools.params import At, Branch, Domain, Kinds, Limit, Refs
-from lorebase_herald.tools.shaping import rendered, shaped
+from lorebase_herald.tools.shaping import LIMIT, rendered, shaped
 
 if TYPE_CHECKING:
     from lorebase_herald.server import Herald
@@ -73,6 +73,7 @@ def register(herald: Herald) -> None:
                 member="records",
                 kinds=kinds,
                 what="Records",
+                rest=LIMIT,
             )
 
         return await herald.call(ctx, "lorebase_traverse", read)
@@ -107,6 +108,7 @@ def register(herald: Herald) -> None:
                 render=render_neighborhood,
                 member="neighbors",
                 what="neighbors",
+                rest="ask a smaller depth or only some relations=[...], or read one neighbor with lorebase_record.",
             )
 
         return await herald.call(ctx, "lorebase_neighborhood", read)
@@ -127,6 +129,7 @@ def register(herald: Herald) -> None:
                 render=render_diff,
                 member="records",
                 what="changed Records",
+                rest="diff shorter steps (Revisions in between) or follow one Record with lorebase_history.",
             )
 
         return await herald.call(ctx, "lorebase_diff", read)
@@ -152,6 +155,7 @@ def register(herald: Herald) -> None:
                 member="events",
                 kinds=kinds or [],
                 what="revision events",
+                rest="call again with limit={shown} and go on from its next_since.",
             )
 
         return await herald.call(ctx, "lorebase_changes", read)

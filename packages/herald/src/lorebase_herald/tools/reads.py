@@ -13,7 +13,7 @@ from lorebase_herald.markdown import pairs, record_line, value, where
 from lorebase_herald.problems import refused
 from lorebase_herald.tools.hints import READ, Answered
 from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Kinds, Lens, Limit
-from lorebase_herald.tools.shaping import rendered, shaped
+from lorebase_herald.tools.shaping import LIMIT, rendered, shaped
 
 if TYPE_CHECKING:
     from lorebase_herald.server import Herald
@@ -80,6 +80,7 @@ def register(herald: Herald) -> None:
                 render=render_schema,
                 member="kinds",
                 what="Kinds",
+                rest="narrow it with kinds=[...] (or lens=...) to see the others.",
             )
 
         return await herald.call(ctx, "lorebase_schema", read)
@@ -172,6 +173,7 @@ def register(herald: Herald) -> None:
                 member="hits",
                 kinds=answer.get("kinds") or kinds or [],
                 what="hits",
+                rest=LIMIT,
             )
 
         return await herald.call(ctx, "lorebase_search", read)
@@ -195,6 +197,7 @@ def register(herald: Herald) -> None:
                 render=render_resolve,
                 member="candidates",
                 what="candidates",
+                rest="resolve a shorter text (one phrase at a time).",
             )
 
         return await herald.call(ctx, "lorebase_resolve", read)

@@ -12,6 +12,11 @@ from lorebase_herald.answers import Scope, ToolAnswer, tool_result
 from lorebase_herald.bounds import Budget, Render, fit
 from lorebase_herald.markdown import coverage_notes, empty_lines
 
+PAGE_ON = "call again with limit={shown} and page on with the cursor of that answer, or narrow the request."
+"""How to get the rest of a list cut by Herald, for tools that take limit and cursor."""
+LIMIT = "call again with limit={shown}, or narrow the request."
+"""... for tools that take a limit but no cursor."""
+
 
 def shaped(
     budget: Budget,
@@ -23,12 +28,14 @@ def shaped(
     kinds: Sequence[str] = (),
     what: str = "items",
     notes: Sequence[str] = (),
+    rest: str = PAGE_ON,
 ) -> CallToolResult:
     """The tool result of `answer`: its rendering within `budget`, cut at the items of `member`.
 
     An empty list under `member` adds what was searched (Domain, branch, Revision, `kinds`) and
-    the coverage notes; a cut answer says how to get the rest (a smaller limit and the cursor,
-    or a narrower request); an answer with a next page says so with its cursor.
+    the coverage notes; a cut answer says how to get the rest (`rest`, formatted with `shown`:
+    by default a smaller limit and the cursor); an answer with a next page says so with its
+    cursor.
     """
     fitted = fit(answer, member, render, budget)
     items = answer.get(member) if member is not None else None
@@ -37,8 +44,7 @@ def shaped(
     if fitted.truncated and fitted.shown is not None:
         more = (
             f"Herald showed {fitted.shown} of {fitted.total} {what} to stay within "
-            f"{budget.max_tokens} tokens: call again with limit={max(fitted.shown, 1)} and page "
-            "on with the cursor of that answer, or narrow the request."
+            f"{budget.max_tokens} tokens: " + rest.format(shown=max(fitted.shown, 1))
         )
     elif fitted.truncated:
         more = (

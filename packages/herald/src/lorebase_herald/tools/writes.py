@@ -18,7 +18,7 @@ from lorebase_herald.markdown import pairs, short, value, where
 from lorebase_herald.problems import refused
 from lorebase_herald.tools.hints import CATALOGUE_READ, WRITE, Answered
 from lorebase_herald.tools.params import At, Branch, Domain, Limit
-from lorebase_herald.tools.shaping import shaped
+from lorebase_herald.tools.shaping import LIMIT, shaped
 
 if TYPE_CHECKING:
     from lorebase_herald.server import Herald
@@ -83,6 +83,7 @@ def register(herald: Herald) -> None:
                 render=render_operations,
                 member="operations",
                 what="Operations",
+                rest="describe one with name=....",
             )
 
         return await herald.call(ctx, "lorebase_operations", read)
@@ -219,6 +220,7 @@ async def _act_on_proposal(
             render=render_proposals,
             member="proposals",
             what="open Proposals",
+            rest=LIMIT,
         )
     if request.action == "open":
         assert request.source is not None
