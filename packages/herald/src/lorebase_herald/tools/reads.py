@@ -98,6 +98,9 @@ def register(herald: Herald) -> None:
         ] = None,
         search: Annotated[str | None, Field(description="Seeds by a search text.")] = None,
         lens: Lens = None,
+        traits: Annotated[
+            list[str] | None, Field(description="Only Records of Kinds with these Traits.")
+        ] = None,
         relations: Annotated[
             list[str] | None, Field(description="Only follow these Relations.")
         ] = None,
@@ -111,6 +114,9 @@ def register(herald: Herald) -> None:
         include_schema: Annotated[bool | None, Field(description="Add the schema section.")] = None,
         include_recent_changes: Annotated[
             bool | None, Field(description="Add the recent changes section.")
+        ] = None,
+        include_lineage: Annotated[
+            bool | None, Field(description="Add where each value came from.")
         ] = None,
         since: Annotated[
             str | None, Field(description="Only changes after this Revision in the pack.")
@@ -126,11 +132,13 @@ def register(herald: Herald) -> None:
                 query=query,
                 search=search,
                 lens=lens,
+                traits=traits,
                 relations=relations,
                 depth=depth,
                 budget_tokens=budget,
                 include_schema=include_schema,
                 include_recent_changes=include_recent_changes,
+                include_lineage=include_lineage,
                 since=since,
                 branch=branch,
                 format="markdown",
