@@ -1,7 +1,8 @@
 """The system prompt: the tools Herald lists, the task, the Domain's questions and the rules.
 
 Small local models do best with little text and explicit structure, so each tool is one line:
-its name, the first line of its description and its argument names (optional ones marked `?`).
+its name, the first sentence of its description (Herald wraps descriptions, so the first line
+alone would stop mid-sentence) and its argument names (optional ones marked `?`).
 """
 
 from __future__ import annotations
@@ -27,10 +28,9 @@ class ToolLine:
         """The line of a tool `list_tools()` answered."""
         schema: dict[str, Any] = tool.input_schema or {}
         properties = schema.get("properties") or {}
-        lines = (tool.description or "").strip().splitlines()
         return cls(
             name=tool.name,
-            summary=lines[0].strip() if lines else "",
+            summary=first_sentence(tool.description or ""),
             arguments=list(properties),
             required=[name for name in schema.get("required") or [] if name in properties],
         )
@@ -39,6 +39,19 @@ class ToolLine:
         """`- name(a, b?, c?): summary`."""
         names = [name if name in self.required else f"{name}?" for name in self.arguments]
         return f"- {self.name}({', '.join(names)}): {self.summary}"
+
+
+def first_sentence(description: str, limit: int = 240) -> str:
+    """The first sentence of a description's first paragraph, its lines joined."""
+    paragraph: list[str] = []
+    for line in description.strip().splitlines():
+        if not line.strip() or line.startswith("Example:"):
+            break
+        paragraph.append(line.strip())
+    text = " ".join(paragraph)
+    end = text.find(". ")
+    sentence = text if end < 0 else text[: end + 1]
+    return sentence if len(sentence) <= limit else sentence[: limit - 3].rstrip() + "..."
 
 
 RULES = """\

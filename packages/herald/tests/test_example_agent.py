@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,7 +29,14 @@ from .conftest import ROOT, LiveKeeper, wait_for_session
 if str(ROOT) not in sys.path:  # `examples` is a folder of the repository root, not a package
     sys.path.insert(0, str(ROOT))
 
-from examples.agent import AgentError, Credentials, RunOptions, RunReport, run_agent
+from examples.agent import (
+    AgentError,
+    Credentials,
+    RunOptions,
+    RunReport,
+    find_credentials,
+    run_agent,
+)
 from examples.agent.herald_process import KEY_VARIABLE, herald_parameters
 
 pytestmark = pytest.mark.anyio
@@ -291,3 +299,23 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
     return port
+
+
+def test_the_key_comes_from_the_file_then_the_environment_then_the_profile(
+    keeper: LiveKeeper, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    profiles = tmp_path / "profiles.toml"
+    profiles.write_text('[agent]\nurl = "http://127.0.0.1:9"\napi_key = "lbk_profile"\n')
+    monkeypatch.delenv("LOREBASE_URL", raising=False)
+    monkeypatch.setenv("LOREBASE_API_KEY", "lbk_environment")
+    from_file = find_credentials(api_key_file=keeper.key_files["agent"], profiles_file=profiles)
+    assert (from_file.api_key, from_file.source) == (keeper.keys["agent"], "file")
+    assert from_file.keeper_url == "http://127.0.0.1:8080"
+    from_environment = find_credentials(profiles_file=profiles)
+    assert (from_environment.api_key, from_environment.source) == ("lbk_environment", "environment")
+    monkeypatch.delenv("LOREBASE_API_KEY")
+    from_profile = find_credentials(profiles_file=profiles)
+    assert (from_profile.api_key, from_profile.keeper_url) == ("lbk_profile", "http://127.0.0.1:9")
+    assert "lbk_profile" not in repr(from_profile)
+    with pytest.raises(AgentError, match="no API key: pass --api-key-file"):
+        find_credentials(profiles_file=tmp_path / "missing.toml")
