@@ -17,13 +17,14 @@ from typing import Any
 
 import httpx
 from examples.agent.citations import check_citations, refs_in_content, refs_in_text
+from examples.agent.errors import AgentError
 from examples.agent.prompt import ToolLine, system_prompt
 from examples.agent.report import Episode, Outcome, RunReport, ToolStep
 from examples.agent.steps import STEP_NAME, Step, step_schema
 from examples.agent.tasks import Goal
 from mcp import Client
 from mcp.shared.exceptions import MCPError
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CONNECTION_CLOSED, CallToolResult, TextContent
 
 from lorebase_client import AsyncLorebaseClient
 from lorebase_core.errors import LorebaseError
@@ -130,7 +131,9 @@ class AgentLoop:
         try:
             result = await self.mcp.call_tool(tool.name, args)
         except MCPError as error:
-            return "tool-error", f"{tool.name} failed (a tool error): {error}"
+            if error.code == CONNECTION_CLOSED:
+                raise AgentError(f"Herald stopped during {tool.name}: {error.message}") from None
+            return "tool-error", f"{tool.name} failed (a tool error): {error.message}"
         text = _text_of(result)
         if result.is_error:
             return "tool-error", f"{tool.name} failed (a tool error):\n{text}"

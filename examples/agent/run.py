@@ -130,15 +130,36 @@ async def herald_session(
     parameters = herald_parameters(
         credentials, session_id, max_result_tokens=options.max_result_tokens
     )
+    client = Client(parameters)
     try:
-        client = Client(parameters)
         await client.__aenter__()
-    except (MCPError, OSError) as error:
-        raise AgentError(f"Herald did not start (python -m lorebase_herald): {error}") from None
+    except Exception as error:
+        reason = startup_failure(error)
+        if reason is None:
+            raise
+        raise AgentError(
+            f"Herald did not start (python -m lorebase_herald): {reason}; its own message, "
+            f"if any, is above"
+        ) from None
     try:
         yield client
     finally:
         await client.__aexit__(None, None, None)
+
+
+def startup_failure(error: BaseException) -> str | None:
+    """What stopped Herald's start (the SDK wraps it in task-group exception groups), or None
+    for an error of another kind."""
+    if isinstance(error, MCPError):
+        return error.message
+    if isinstance(error, OSError):
+        return str(error)
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            reason = startup_failure(inner)
+            if reason is not None:
+                return reason
+    return None
 
 
 async def example_questions(mcp: Client, domain: str) -> list[str]:

@@ -319,3 +319,15 @@ def test_the_key_comes_from_the_file_then_the_environment_then_the_profile(
     assert "lbk_profile" not in repr(from_profile)
     with pytest.raises(AgentError, match="no API key: pass --api-key-file"):
         find_credentials(profiles_file=tmp_path / "missing.toml")
+
+
+async def test_a_herald_that_does_not_start_ends_the_run_with_a_clear_error(
+    keeper: LiveKeeper, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("herald:\n  max_result_tokens: not a number\n")
+    monkeypatch.setenv("LOREBASE_CONFIG", str(broken))  # passed on to the child only
+    with ScriptedModelServer([]) as server:
+        with pytest.raises(AgentError, match=r"Herald did not start .*: Connection closed"):
+            await run(keeper, server, RunOptions(task="ask", question="q"))
+        assert server.requests == []
