@@ -95,9 +95,10 @@ async def run_agent(
                 try:
                     report.episodes.append(await loop.run(goal))
                 except (ModelUnavailable, ModelAnswerInvalid) as error:
+                    earlier = report.tokens.prompt > 0
+                    steps = f" (the steps so far: {report.trace_command})" if earlier else ""
                     raise AgentError(
-                        f"the model cannot be used ({error.code}): {error.detail}; the steps "
-                        f"so far: {report.trace_command}"
+                        f"the model cannot be used ({error.code}): {error.detail}{steps}"
                     ) from None
     return report
 
