@@ -16,7 +16,8 @@ install: ## create the environment (.venv) with every package and tool
 demo: install ## import the supply example, give it an agent, a reviewer and an admin, start Keeper
 	$(RUN) lorebase import examples/supply --create-only
 	$(RUN) lorebase log supply
-	$(RUN) lorebase demo
+	# the agent trace on, for the requests that opt in (Herald and the example agent do)
+	LOREBASE__KEEPER__TRACE__ENABLED=true $(RUN) lorebase demo
 
 lint: ## ruff check and format check
 	$(RUN) ruff check .

@@ -19,16 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from lorebase_client import LorebaseClient
-from lorebase_inference.testing import RecordedRequest, ScriptedModelServer
-from lorebase_platform.settings import LlmSettings
-
-from .conftest import ROOT, LiveKeeper, wait_for_session
-
-if str(ROOT) not in sys.path:  # `examples` is a folder of the repository root, not a package
-    sys.path.insert(0, str(ROOT))
-
 from examples.agent import (
     AgentError,
     Credentials,
@@ -38,6 +28,12 @@ from examples.agent import (
     run_agent,
 )
 from examples.agent.herald_process import KEY_VARIABLE, herald_parameters
+
+from lorebase_client import LorebaseClient
+from lorebase_inference.testing import RecordedRequest, ScriptedModelServer
+from lorebase_platform.settings import LlmSettings
+
+from .conftest import ROOT, LiveKeeper, wait_for_session
 
 pytestmark = pytest.mark.anyio
 

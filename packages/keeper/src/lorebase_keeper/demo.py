@@ -246,5 +246,10 @@ def demo_instructions(made: list[DemoProfile], profiles_path: Path, *, url: str)
     for profile in made:
         state = "reused" if profile.key_reused else "new"
         lines.append(f"  {profile.principal.profile:<9} {profile.api_key}  ({state})")
-    lines += ["", f"Keeper: {url} (the API: {url}/docs). A first session: docs/tutorial.md."]
+    lines += [
+        "",
+        f"Keeper: {url} (the API: {url}/docs). A first session: docs/tutorial.md.",
+        "Agents over MCP: `uv run lorebase-herald` (docs/mcp.md); the example agent:",
+        "`uv run python -m examples.agent --task questions` (a chat model: examples/agent).",
+    ]
     return "\n".join(lines)
