@@ -273,33 +273,43 @@ def stdio_parameters(keeper_url: str) -> StdioServerParameters:
     )
 
 
+KEEPER_PROGRAM = """\
+import sys
+import uvicorn
+from lorebase_keeper.app import create_app
+from lorebase_platform.settings import Settings
+from lorebase_store import Store
+
+store = Store.open(sys.argv[1])
+app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=store)
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning",
+            access_log=False, timeout_keep_alive=120)
+"""
+"""Keeper under uvicorn, configured as bench/reads' `serve_in_thread` configures it."""
+
+
 @contextmanager
-def keeper_process(database_url: str) -> Iterator[str]:
-    """`lorebase serve` (uvicorn, auth mode none) on a free loopback port; yields its URL.
+def keeper_process(database_url: str, log_file: Path) -> Iterator[str]:
+    """Keeper (`KEEPER_PROGRAM`, auth mode none) on a free loopback port; yields its URL.
 
     A process of its own, so that Keeper does not share the interpreter lock with the measuring
-    client as a Keeper thread would.
+    client as a Keeper thread would. Its stderr goes to `log_file`.
     """
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [
-        str(Path(sys.executable).with_name("lorebase")),
-        "serve",
-        "--auth",
-        "none",
-        "--port",
-        str(port),
-        "--database",
-        database_url,
-    ]
-    server = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL)
+    command = [sys.executable, "-c", KEEPER_PROGRAM, database_url, str(port)]
+    log = log_file.open("wb")
+    server = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.DEVNULL, stderr=log)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         while True:
             if server.poll() is not None:
-                raise RuntimeError(f"Keeper stopped before it answered (exit {server.returncode})")
+                raise RuntimeError(
+                    f"Keeper stopped before it answered (exit {server.returncode}): "
+                    + log_file.read_text(errors="replace")[-2000:]
+                )
             try:
                 if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
                     break
@@ -312,6 +322,7 @@ def keeper_process(database_url: str) -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.close()
 
 
 def run(rounds: int, warmup: int, keeper: str) -> dict[str, Any]:
@@ -330,7 +341,7 @@ def run(rounds: int, warmup: int, keeper: str) -> dict[str, Any]:
         finally:
             store.close()
         if keeper == "process":
-            with keeper_process(url) as keeper_url:
+            with keeper_process(url, workdir / "keeper.log") as keeper_url:
                 results = anyio.run(measure, keeper_url, rounds, warmup, workdir)
     if git_commit() != machine["git_commit"]:
         machine["git_commit_at_end"] = git_commit()
@@ -674,7 +685,7 @@ def main(argv: list[str] | None = None) -> int:
         "--keeper",
         choices=("process", "thread"),
         default="process",
-        help="Keeper as `lorebase serve` (default) or uvicorn in a thread of this process",
+        help="Keeper in a process of its own (default) or in a thread of this one",
     )
     parser.add_argument("--out", type=Path, help="JSON file (default results/latest-sqlite.json)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
