@@ -511,7 +511,7 @@ async def measure_tokens(
     chosen: list[Read], client: AsyncLorebaseClient, session: Client, chars_per_token: float
 ) -> dict[str, Any]:
     rows: dict[str, Any] = {}
-    total_text = total_json = 0
+    total_text = total_json = total_shown = 0
     for read in chosen:
         answer = dict(await read.client(client))
         result = await session.call_tool(read.tool, read.arguments)
@@ -523,8 +523,10 @@ async def measure_tokens(
         compact = estimate_tokens(json.dumps(answer, separators=(",", ":")), chars_per_token)
         leaves = list(content_leaves(answer))
         missing = [path for path, needle in leaves if not appears(needle, text)]
+        shown = estimate_tokens(json.dumps(pruned(answer, set(missing))), chars_per_token)
         total_text += text_tokens
         total_json += json_tokens
+        total_shown += shown
         rows[read.name] = {
             "question": read.question,
             "tool": read.tool,
@@ -533,6 +535,8 @@ async def measure_tokens(
             "json_tokens": json_tokens,
             "compact_json_tokens": compact,
             "saving": round(1 - text_tokens / json_tokens, 3),
+            "shown_json_tokens": shown,
+            "saving_at_equal_content": round(1 - text_tokens / shown, 3),
             "truncated": bool(structured.get("truncated")),
             "leaves": len(leaves),
             "missing": missing,
@@ -553,6 +557,8 @@ async def measure_tokens(
             "text_tokens": total_text,
             "json_tokens": total_json,
             "saving": round(1 - total_text / total_json, 3),
+            "shown_json_tokens": total_shown,
+            "saving_at_equal_content": round(1 - total_text / total_shown, 3),
         },
         "complete_content": {
             "reads": [name for name, row in rows.items() if not row["missing"]],
@@ -624,6 +630,31 @@ def appears(needle: Needle, text: str) -> bool:
     )
 
 
+def pruned(document: Any, missing: set[str], path: str = "") -> Any:
+    """`document` without the leaves at the `missing` paths (and the containers they empty):
+    the JSON of what the text shows."""
+    if isinstance(document, Mapping):
+        kept = {}
+        for name, item in document.items():
+            inner = f"{path}.{name}" if path else str(name)
+            cut = pruned(item, missing, inner)
+            if inner not in missing and not (_container(item) and item and not cut):
+                kept[name] = cut
+        return kept
+    if isinstance(document, list):
+        items = [pruned(item, missing, f"{path}[{index}]") for index, item in enumerate(document)]
+        return [
+            cut
+            for index, (item, cut) in enumerate(zip(document, items, strict=True))
+            if f"{path}[{index}]" not in missing and not (_container(item) and item and not cut)
+        ]
+    return document
+
+
+def _container(item: Any) -> bool:
+    return isinstance(item, Mapping | list)
+
+
 def collapsed(paths: list[str]) -> dict[str, int]:
     """The missing paths with list indices folded (`coverage.kinds[*].records`), counted."""
     counts: dict[str, int] = {}
@@ -654,7 +685,7 @@ def print_report(report: dict[str, Any]) -> None:
                 cell += f" ({found['p50_ratio']:.2f})"
             cells.append(f"{cell:>22}")
         print(f"{name:<24}" + "".join(cells))
-    print(f"{'read':<38}{'text':>6}{'json':>6}{'saving':>8}  content")
+    print(f"{'read':<38}{'text':>6}{'json':>6}{'saving':>8}{'shown':>7}{'saving':>8}  content")
     for name, row in report["tokens"]["reads"].items():
         content = (
             f"all {row['leaves']} values"
@@ -663,10 +694,14 @@ def print_report(report: dict[str, Any]) -> None:
             + ", ".join(row["missing_paths"])
         )
         print(
-            f"{name:<38}{row['text_tokens']:>6}{row['json_tokens']:>6}{row['saving']:>8.0%}  {content}"
+            f"{name:<38}{row['text_tokens']:>6}{row['json_tokens']:>6}{row['saving']:>8.0%}"
+            f"{row['shown_json_tokens']:>7}{row['saving_at_equal_content']:>8.0%}  {content}"
         )
     total = report["tokens"]["total"]
-    print(f"{'total':<38}{total['text_tokens']:>6}{total['json_tokens']:>6}{total['saving']:>8.0%}")
+    print(
+        f"{'total':<38}{total['text_tokens']:>6}{total['json_tokens']:>6}{total['saving']:>8.0%}"
+        f"{total['shown_json_tokens']:>7}{total['saving_at_equal_content']:>8.0%}"
+    )
     complete = report["tokens"]["complete_content"]
     if complete["json_tokens"]:
         print(
