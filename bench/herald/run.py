@@ -1,16 +1,18 @@
 """Herald against the client it wraps: a tool call's latency, and its answer's size in tokens.
 
-One Keeper (uvicorn in a thread on loopback, auth mode `none`) serves a fresh SQLite file holding
-examples/supply. Two figures, each against a baseline measured in the same run:
+One Keeper (uvicorn on loopback, auth mode `none`, in a process of its own or with `--keeper
+thread` in a thread of this one) serves a fresh SQLite file holding examples/supply. Two
+figures, each against a baseline measured in the same run:
 
-1. `latency`: five reads (a Record, a query, a search, a history, a context pack) made three
+1. `latency`: five reads (a Record, a query, a search, a history, a context pack) made five
    ways: `client`, the read through `AsyncLorebaseClient` (the baseline, the very call Herald
    makes); `stdio`, the same read as a tool call of Herald started as `python -m lorebase_herald`
    (a subprocess, `mcp.Client(StdioServerParameters(...))`); `in_process`, the tool call through
-   `mcp.Client(herald.mcp)`. The three are interleaved call by call (who goes first rotates), in
-   rounds over the five reads, after a warm-up. Figures: p50 and p95 per read and side, and
-   Herald's p50 (and p95) divided by the client's. Target: stdio p50 <= 1.3x the client's, for
-   every read.
+   `mcp.Client(herald.mcp)`; `stdio_floor` and `in_process_floor`, the bare MCP server of
+   floor.py answering the same stored results (the SDK's own cost). The sides are interleaved
+   call by call (who goes first rotates), in rounds over the five reads, after a warm-up.
+   Figures: p50 and p95 per read and side, and each side's p50 (and p95) divided by the
+   client's. Target: stdio p50 <= 1.3x the client's, for every read.
 2. `tokens`: for the reads an agent makes for the five questions of the supply example
    (`domain.examples`), the estimated tokens of the tool's Markdown text against those of Keeper's
    JSON answer to the same read (`json.dumps(answer)`), both `ceil(chars / chars_per_token)`.
