@@ -85,6 +85,7 @@ async def test_query_with_a_filter_and_coverage(mcp: Client) -> None:
         select=["legal_name", "risk_score"],
     )
     assert "Supplier/S-1001" in text
+    assert "\ncoverage: Supplier: 30 Records" in text
     assert answer["shown"] == answer["total"] == len(answer["result"]["records"])
     assert "Supplier: 30 Records" in answer["notes"]
 
@@ -161,6 +162,10 @@ async def test_links_traverse_and_neighborhood_follow_relations(mcp: Client) -> 
     )
     assert "## Neighbors" in text
     assert "Contract/C-3007" in text
+    assert (
+        "- Part/P-10007 -supplied_by-> Supplier/S-1007 (is_primary=true; lead_time_days=45)" in text
+    )
+    assert "(depth 1): contract_number=" not in text, "a neighbor's key is not repeated"
 
 
 async def test_history_lineage_explain_of_a_contract(mcp: Client) -> None:
@@ -169,6 +174,10 @@ async def test_history_lineage_explain_of_a_contract(mcp: Client) -> None:
     )
     assert "Extend C-3013 by one year" in text
     assert len(answer["result"]["changes"]) == 3
+    text, answer = await call(
+        mcp, "lorebase_history", domain="supply", kind="Contract", key="C-3013", values=True
+    )
+    assert "[status: draft -> active]" in text
     text, answer = await call(
         mcp, "lorebase_lineage", domain="supply", kind="Supplier", key="S-1001"
     )

@@ -58,7 +58,8 @@ def record_line(record: Mapping[str, Any]) -> str:
     """`- Supplier/S-1001 "Kavsen Alloys": city=Poznan; ...` (the key and title not repeated)."""
     ref = record.get("ref", "?")
     title = record.get("title")
-    head = f"- {ref}" + (f" {value(title)}" if title and title != record.get("key") else "")
+    key = record.get("key") or str(ref).partition("/")[2]
+    head = f"- {ref}" + (f" {value(title)}" if title and title != key else "")
     extra = []
     if "depth" in record:
         extra.append(f"depth {record['depth']}")
@@ -67,7 +68,7 @@ def record_line(record: Mapping[str, Any]) -> str:
     if extra:
         head += f" ({', '.join(extra)})"
     values = record.get("values") or {}
-    skip = [name for name, item in values.items() if item in (record.get("key"), title)]
+    skip = [name for name, item in values.items() if item in (key, title)]
     rest = pairs(values, skip)
     return f"{head}: {rest}" if rest else head
 

@@ -207,13 +207,17 @@ def render_neighborhood(answer: Mapping[str, Any]) -> str:
     lines.append("## Neighbors")
     lines += [record_line(neighbor) for neighbor in answer.get("neighbors", [])]
     shown = {item.get("ref") for item in [*answer.get("seeds", []), *answer.get("neighbors", [])]}
-    links = [
-        link
-        for link in answer.get("links", [])
-        if isinstance(link, Mapping) and {link.get("from"), link.get("to")} <= shown
+    links = answer.get("links") or {}
+    kept = [
+        link_line({**link, "relation": relation})
+        for relation, group in (links.items() if isinstance(links, Mapping) else [])
+        for link in group
+        if {link.get("from"), link.get("to")} <= shown
     ]
-    if links:
-        lines += ["## Links", *(link_line(link) for link in links)]
+    if kept:
+        lines += ["## Links", *kept]
+    if answer.get("capped"):
+        lines.append(f"capped: {value(answer.get('caps'))}")
     return "\n".join(lines)
 
 

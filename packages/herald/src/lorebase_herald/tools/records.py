@@ -204,8 +204,13 @@ def render_history(answer: Mapping[str, Any]) -> str:
             + f"): {change.get('change')} {', '.join(change.get('attributes', []))}"
             f" - {value(change.get('message') or '')}"
         )
-        if change.get("values"):
-            line += f" [{pairs(change['values'])}]"
+        before, after = change.get("before"), change.get("after")
+        if isinstance(after, Mapping):
+            shifts = [
+                f"{name}: {value((before or {}).get(name))} -> {value(after.get(name))}"
+                for name in change.get("attributes", [])
+            ]
+            line += f" [{'; '.join(shifts)}]"
         lines.append(line)
     return "\n".join(lines)
 

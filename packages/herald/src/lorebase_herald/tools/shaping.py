@@ -37,9 +37,16 @@ def shaped(
     by default a smaller limit and the cursor); an answer with a next page says so with its
     cursor.
     """
-    fitted = fit(answer, member, render, budget)
     items = answer.get(member) if member is not None else None
     empty = isinstance(items, list) and not items
+    coverage = coverage_notes(answer)
+    line = f"coverage: {'; '.join(coverage)}" if coverage and not empty else None
+
+    def rendering(document: Mapping[str, Any]) -> str:
+        text = render(document)
+        return text if line is None else f"{text}\n{line}"
+
+    fitted = fit(answer, member, rendering, budget)
     more: str | None = None
     if fitted.truncated and fitted.shown is not None:
         more = (
@@ -77,7 +84,7 @@ def shaped(
         more=more,
         empty=empty,
         scope=scope,
-        notes=[*coverage_notes(answer), *notes],
+        notes=[*coverage, *notes],
         result=fitted.document,
     )
     return tool_result(text, structured)
