@@ -1,8 +1,13 @@
-"""Fixtures every package's tests share: a real database on each backend.
+"""Fixtures every package's tests share: a real database on each backend, a real chat model.
 
 Each test gets a fresh SQLite file, and, when LOREBASE_TEST_POSTGRES_DSN is set, a fresh
 PostgreSQL schema (dropped afterwards). Without the DSN the PostgreSQL cases skip with a reason,
 except in CI (CI=true), where a missing DSN is an error: CI must run them.
+
+Tests marked `model` talk to a real chat model: `local_model` is llama.cpp's server on loopback
+serving the GGUF of `local_model_path()` (`bash scripts/fetch-model.sh` fetches it), one per
+session. Without the file they skip with a reason, except when LOREBASE_TEST_REQUIRE_MODEL=1
+(.ci/run sets it once the fetch worked), where a missing model is an error.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from urllib.parse import quote
 import psycopg
 import pytest
 
+from lorebase_inference.testing import LocalModelServer, local_model_path
 from lorebase_store import Store, import_directory
 
 POSTGRES_DSN = os.environ.get("LOREBASE_TEST_POSTGRES_DSN")
@@ -56,3 +62,29 @@ def supply(store: Store) -> Store:
     """A store holding the supply example (its import and its follow-up Revisions)."""
     import_directory(store, SUPPLY)
     return store
+
+
+def _model_gguf() -> Path:
+    """The GGUF of the `model` tests, or skip (fail under LOREBASE_TEST_REQUIRE_MODEL=1)."""
+    gguf = local_model_path()
+    if not gguf.is_file():
+        if os.environ.get("LOREBASE_TEST_REQUIRE_MODEL") == "1":
+            pytest.fail(f"LOREBASE_TEST_REQUIRE_MODEL=1 but there is no GGUF at {str(gguf)!r}")
+        pytest.skip(
+            f"no chat model at {str(gguf)!r}: run `bash scripts/fetch-model.sh` "
+            "(or set LOREBASE_TEST_MODEL_GGUF)"
+        )
+    return gguf
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip (or fail) a `model`-marked test before its fixtures start anything."""
+    if item.get_closest_marker("model") is not None:
+        _model_gguf()
+
+
+@pytest.fixture(scope="session")
+def local_model() -> Iterator[LocalModelServer]:
+    """llama.cpp's OpenAI-compatible server on 127.0.0.1 with the real model (`model` tests)."""
+    with LocalModelServer(_model_gguf()) as server:
+        yield server

@@ -17,6 +17,10 @@ When the script has run out the server answers 500 saying so (and records the re
 test fails clearly. `POST /v1/embeddings` answers deterministic vectors (from a hash of each text)
 and `GET /v1/models` the one model; neither takes a script item. Token counts are estimated as
 the characters divided by 4, rounded up.
+
+`LocalModelServer` (from `lorebase_inference.local_model`) is the other end: llama.cpp's own
+OpenAI-compatible server serving a real GGUF model in a child process, for the few tests marked
+`model`.
 """
 
 from __future__ import annotations
@@ -35,7 +39,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 
-__all__ = ["RecordedRequest", "Reply", "ScriptItem", "ScriptedModelServer", "estimated_tokens"]
+from lorebase_inference.local_model import LOCAL_MODEL_FILE, LocalModelServer, local_model_path
+
+__all__ = [
+    "LOCAL_MODEL_FILE",
+    "LocalModelServer",
+    "RecordedRequest",
+    "Reply",
+    "ScriptItem",
+    "ScriptedModelServer",
+    "estimated_tokens",
+    "local_model_path",
+]
 
 
 @dataclass(frozen=True)
