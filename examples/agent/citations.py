@@ -47,10 +47,16 @@ class CheckedCitations:
 
 
 def check_citations(cited: Iterable[str], seen: set[str]) -> CheckedCitations:
-    """Keep the citations in `seen` (in the model's order, each once); drop the others."""
+    """Keep the citations in `seen` (in the model's order, each once); drop the others.
+
+    A citation is the first ref written in it: small models often copy a whole heading
+    ("Contract/C-3013 in supply/main @ 487c450d9309") where the ref alone was asked for.
+    """
     kept: list[str] = []
     dropped: list[str] = []
-    for ref in cited:
+    for written in cited:
+        found = REF.search(written)
+        ref = f"{found.group(1)}/{found.group(2)}" if found else written.strip()
         if not ref or ref in kept or ref in dropped:
             continue
         (kept if ref in seen else dropped).append(ref)

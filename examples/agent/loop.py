@@ -33,6 +33,10 @@ from lorebase_inference import ChatModel
 MAX_NOTE_CHARS = 4000
 """Keeper's default keeper.trace.max_note_chars: longer thoughts are cut to it."""
 FIRST_TURN = "Take the first step of the task."
+LAST_TURN = (
+    "This is your last step: answer now (action answer) from what the tools showed, citing the "
+    "Records you read; say what you could not find out."
+)
 
 
 @dataclass
@@ -96,7 +100,15 @@ class AgentLoop:
         ]
         report = self.notes.report
         while episode.steps < self.max_steps:
-            answered = await self.model.structured(messages, schema, name=STEP_NAME)
+            last = episode.steps == self.max_steps - 1
+            if last:
+                messages[-1] = {
+                    "role": "user",
+                    "content": f"{messages[-1]['content']}\n\n{LAST_TURN}",
+                }
+            answered = await self.model.structured(
+                messages, step_schema(names, last=True) if last else schema, name=STEP_NAME
+            )
             usage = answered.usage
             report.tokens.add(usage.prompt_tokens, usage.completion_tokens, usage.cost_usd)
             episode.steps += 1

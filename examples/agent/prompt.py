@@ -2,7 +2,8 @@
 
 Small local models do best with little text and explicit structure, so each tool is one line:
 its name, the first sentence of its description (Herald wraps descriptions, so the first line
-alone would stop mid-sentence) and its argument names (optional ones marked `?`).
+alone would stop mid-sentence), its arguments with their types (optional ones marked `?`) and
+the example call of its description.
 """
 
 from __future__ import annotations
@@ -22,23 +23,50 @@ class ToolLine:
     summary: str
     arguments: list[str]
     required: list[str]
+    types: dict[str, str]
+    example: str | None = None
 
     @classmethod
     def of(cls, tool: Tool) -> ToolLine:
         """The line of a tool `list_tools()` answered."""
         schema: dict[str, Any] = tool.input_schema or {}
         properties = schema.get("properties") or {}
+        description = tool.description or ""
+        example = description.partition("Example: ")[2].replace("\n", " ").strip()
         return cls(
             name=tool.name,
-            summary=first_sentence(tool.description or ""),
+            summary=first_sentence(description),
             arguments=list(properties),
             required=[name for name in schema.get("required") or [] if name in properties],
+            types={name: short_type(item) for name, item in properties.items()},
+            example=example or None,
         )
 
     def render(self) -> str:
-        """`- name(a, b?, c?): summary`."""
-        names = [name if name in self.required else f"{name}?" for name in self.arguments]
-        return f"- {self.name}({', '.join(names)}): {self.summary}"
+        """`- name(a: str, b?: bool): summary Example: {...}`."""
+        names = [
+            f"{name if name in self.required else f'{name}?'}: {self.types.get(name, 'any')}"
+            for name in self.arguments
+        ]
+        line = f"- {self.name}({', '.join(names)}): {self.summary}"
+        return f"{line} Example: {self.example}" if self.example else line
+
+
+SHORT_TYPES = {"string": "str", "integer": "int", "boolean": "bool", "number": "float"}
+
+
+def short_type(schema: dict[str, Any]) -> str:
+    """A JSON schema's type in a word: str, int, bool, list, object, or one of its values."""
+    options = [item for item in schema.get("anyOf", [schema]) if item.get("type") != "null"]
+    if not options:
+        return "any"
+    first = options[0]
+    if "enum" in first:
+        return "|".join(str(item) for item in first["enum"])
+    kind = first.get("type", "any")
+    if kind == "array":
+        return f"list[{short_type(first.get('items', {}))}]"
+    return SHORT_TYPES.get(kind, str(kind))
 
 
 def first_sentence(description: str, limit: int = 240) -> str:

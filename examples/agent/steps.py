@@ -22,8 +22,10 @@ Action = Literal["call", "answer"]
 STEP_NAME = "agent_step"
 
 
-def step_schema(tool_names: list[str]) -> dict[str, Any]:
-    """The JSON schema of one step, naming the tools in the description of `tool`."""
+def step_schema(tool_names: list[str], *, last: bool = False) -> dict[str, Any]:
+    """The JSON schema of one step, naming the tools in the description of `tool`; the `last`
+    step of a run may only answer (a model that still wants to read must conclude)."""
+    actions = ["answer"] if last else ["call", "answer"]
     return {
         "type": "object",
         "properties": {
@@ -32,7 +34,7 @@ def step_schema(tool_names: list[str]) -> dict[str, Any]:
                 "description": "What you know so far and what you need next (one or two "
                 "sentences).",
             },
-            "action": {"type": "string", "enum": ["call", "answer"]},
+            "action": {"type": "string", "enum": actions},
             "tool": {
                 "type": "string",
                 "description": "With action call: one of " + ", ".join(tool_names) + ".",

@@ -30,7 +30,7 @@ from examples.agent import (
 from examples.agent.herald_process import KEY_VARIABLE, herald_parameters
 
 from lorebase_client import LorebaseClient
-from lorebase_inference.testing import RecordedRequest, ScriptedModelServer
+from lorebase_inference.testing import LocalModelServer, RecordedRequest, ScriptedModelServer
 from lorebase_platform.settings import LlmSettings
 
 from .conftest import ROOT, LiveKeeper, wait_for_session
@@ -168,7 +168,10 @@ async def test_an_answer_keeps_the_citations_read_and_drops_an_invented_one(
     assert episode.citations.dropped == ["Supplier/S-4242"]
     assert "dropped citations (in no tool result): Supplier/S-4242" in report.render()
     assert question in system
-    assert "- lorebase_record(domain, kind, key, lineage?, branch?, at?): One Record" in system
+    assert (
+        "- lorebase_record(domain: str, key: str, kind?: str, lineage?: bool, branch?: str, "
+        "at?: str): One Record"
+    ) in system
     assert report.answered
 
 
@@ -223,17 +226,33 @@ async def test_the_questions_task_answers_each_example_question(keeper: LiveKeep
     assert len(notes) == len(examples)
 
 
-async def test_the_step_limit_ends_a_run_without_an_answer(keeper: LiveKeeper) -> None:
-    script = [call("lorebase_schema", {"kinds": ["Supplier"]})] * 2
+async def test_the_last_step_may_only_answer(keeper: LiveKeeper) -> None:
+    script = [
+        call("lorebase_schema", {"kinds": ["Contract"]}),
+        answer("C-3013 changed twice after its import.", ["Contract/C-3013"]),
+    ]
     with ScriptedModelServer(script) as server:
         report = await run(
             keeper, server, RunOptions(task="contract-history", contract="C-3013", max_steps=2)
         )
+        first, last = server.requests
     [episode] = report.episodes
-    assert episode.answer is None
     assert episode.steps == 2
-    assert not report.answered
-    assert "no answer within 2 steps" in report.render()
+    assert report.answered
+    schema = last.body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"]["action"]["enum"] == ["answer"]
+    assert "This is your last step" in last_message(last)
+    assert "This is your last step" not in last_message(first)
+
+
+async def test_a_model_that_will_not_answer_on_the_last_step_ends_the_run(
+    keeper: LiveKeeper,
+) -> None:
+    script = [call("lorebase_schema", {"kinds": ["Supplier"]})] * 4
+    with ScriptedModelServer(script) as server, pytest.raises(AgentError, match="model"):
+        await run(
+            keeper, server, RunOptions(task="contract-history", contract="C-3013", max_steps=2)
+        )
 
 
 async def test_an_unreachable_keeper_fails_before_herald_starts() -> None:
@@ -327,3 +346,32 @@ async def test_a_herald_that_does_not_start_ends_the_run_with_a_clear_error(
         with pytest.raises(AgentError, match=r"Herald did not start .*: Connection closed"):
             await run(keeper, server, RunOptions(task="ask", question="q"))
         assert server.requests == []
+
+
+@pytest.mark.model
+async def test_the_agent_on_a_real_local_model_takes_valid_steps_to_a_cited_answer(
+    keeper: LiveKeeper, local_model: LocalModelServer
+) -> None:
+    """The plumbing on a real model (not its wisdom): every step it takes is valid, its tool
+    calls reach Keeper through Herald, and it answers with a citation it read."""
+    llm = LlmSettings(base_url=local_model.base_url, model=local_model.model)
+    options = RunOptions(task="contract-history", contract="C-3013", max_steps=3)
+    report = await run_agent(options, agent_credentials(keeper), llm)
+    [episode] = report.episodes
+    assert episode.answer, report.render()
+    assert episode.tool_steps, report.render()
+    assert episode.citations.kept, report.render()
+    assert report.tokens.prompt > 0
+    _, tools = notes_and_tools(keeper, report, len(episode.tool_steps))
+    assert tools, report.render()
+
+
+def test_a_citation_is_the_ref_written_in_it() -> None:
+    from examples.agent.citations import check_citations
+
+    checked = check_citations(
+        ["Contract/C-3013 in supply/main @ 487c450d9309", "Contract/C-3013", "Part/P-1 (made up)"],
+        {"Contract/C-3013"},
+    )
+    assert checked.kept == ["Contract/C-3013"]
+    assert checked.dropped == ["Part/P-1"]

@@ -220,3 +220,25 @@ async def test_operations_describe_parameters_and_review(mcp: Client) -> None:
     text, answer = await call(mcp, "lorebase_operations", domain="supply")
     names = {operation["name"] for operation in answer["result"]["operations"]}
     assert {"update_supplier", "flag_supplier_risk"} <= names
+
+
+async def test_a_record_may_be_named_by_its_ref_and_blank_options_are_not_given(
+    mcp: Client,
+) -> None:
+    _text, answer = await call(
+        mcp,
+        "lorebase_history",
+        domain="supply",
+        key="Contract/C-3013",
+        branch="",
+        at="",
+        cursor="",
+    )
+    assert answer["result"]["ref"] == "Contract/C-3013"
+    _text, answer = await call(
+        mcp, "lorebase_record", domain="supply", kind="Part", key="Part/P-10028"
+    )
+    assert answer["result"]["key"] == "P-10028"
+    result = await mcp.call_tool("lorebase_lineage", {"domain": "supply", "key": "S-1001"})
+    assert result.is_error
+    assert "written Kind/key" in text_of(result)

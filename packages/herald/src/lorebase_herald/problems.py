@@ -50,3 +50,13 @@ def refused(
     """A tool error Herald answers itself (a read-only Herald, a bad argument)."""
     document = {"status": status, "code": code, "title": "Refused by Herald", "detail": detail}
     return tool_error(detail, ToolProblem(tool=tool, problem=document))
+
+
+class Refusal(Exception):
+    """Raised inside a tool call to refuse it with a tool error Herald answers itself."""
+
+    def __init__(self, detail: str, *, code: str = "invalid-arguments", status: int = 422) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.code = code
+        self.status = status

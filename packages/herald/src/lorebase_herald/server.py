@@ -24,7 +24,7 @@ from lorebase_client import AsyncLorebaseClient
 from lorebase_core.errors import LorebaseError
 from lorebase_herald.bounds import Budget
 from lorebase_herald.calls import CallScope, KeeperTransport, TraceHeaders, calling
-from lorebase_herald.problems import keeper_error, unreachable
+from lorebase_herald.problems import Refusal, keeper_error, refused, unreachable
 from lorebase_herald.spans import tracer_provider
 from lorebase_herald.tools import register
 from lorebase_platform.settings import Settings
@@ -136,6 +136,9 @@ class Herald:
             except LorebaseError as error:
                 span.set_attribute("error.type", error.code)
                 return keeper_error(tool, error)
+            except Refusal as refusal:
+                span.set_attribute("error.type", refusal.code)
+                return refused(tool, refusal.detail, code=refusal.code, status=refusal.status)
             except httpx.TransportError as error:
                 span.set_attribute("error.type", type(error).__name__)
                 return unreachable(tool, self.client.base_url, error)

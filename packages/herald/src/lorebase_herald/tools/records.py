@@ -11,7 +11,7 @@ from pydantic import Field
 from lorebase_client import AsyncLorebaseClient
 from lorebase_herald.markdown import link_line, pairs, short, value, where
 from lorebase_herald.tools.hints import READ, Answered
-from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Key, Kind, Limit
+from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Key, Kind, Limit, record_of
 from lorebase_herald.tools.shaping import rendered, shaped
 
 if TYPE_CHECKING:
@@ -54,15 +54,16 @@ def register(herald: Herald) -> None:
     async def lorebase_record(
         ctx: Context[Any, Any],
         domain: Domain,
-        kind: Kind,
         key: Key,
+        kind: Kind = None,
         lineage: Annotated[bool, Field(description="Add the lineage of each value.")] = False,
         branch: Branch = None,
         at: At = None,
     ) -> Answered:
         async def read(client: AsyncLorebaseClient) -> Answered:
+            record_kind, record_key = record_of(kind, key)
             answer = await client.record(
-                domain, kind, key, branch=branch, at=at, links=True, lineage=lineage
+                domain, record_kind, record_key, branch=branch, at=at, links=True, lineage=lineage
             )
             return shaped(herald.budget, "lorebase_record", answer, render=render_record)
 
@@ -72,17 +73,25 @@ def register(herald: Herald) -> None:
     async def lorebase_links(
         ctx: Context[Any, Any],
         domain: Domain,
-        kind: Kind,
         key: Key,
         relation: Annotated[str, Field(description="A Relation or its inverse name.")],
+        kind: Kind = None,
         limit: Limit = None,
         cursor: Cursor = None,
         branch: Branch = None,
         at: At = None,
     ) -> Answered:
         async def read(client: AsyncLorebaseClient) -> Answered:
+            record_kind, record_key = record_of(kind, key)
             answer = await client.links(
-                domain, kind, key, relation, branch=branch, at=at, limit=limit, cursor=cursor
+                domain,
+                record_kind,
+                record_key,
+                relation,
+                branch=branch,
+                at=at,
+                limit=limit,
+                cursor=cursor,
             )
             return shaped(
                 herald.budget,
@@ -90,7 +99,7 @@ def register(herald: Herald) -> None:
                 answer,
                 render=render_links,
                 member="links",
-                kinds=[answer.get("target_kind") or kind],
+                kinds=[answer.get("target_kind") or record_kind],
                 what="Links",
             )
 
@@ -100,8 +109,8 @@ def register(herald: Herald) -> None:
     async def lorebase_history(
         ctx: Context[Any, Any],
         domain: Domain,
-        kind: Kind,
         key: Key,
+        kind: Kind = None,
         values: Annotated[bool, Field(description="Add the values each change set.")] = False,
         limit: Limit = None,
         cursor: Cursor = None,
@@ -109,8 +118,16 @@ def register(herald: Herald) -> None:
         at: At = None,
     ) -> Answered:
         async def read(client: AsyncLorebaseClient) -> Answered:
+            record_kind, record_key = record_of(kind, key)
             answer = await client.history(
-                domain, kind, key, branch=branch, at=at, values=values, limit=limit, cursor=cursor
+                domain,
+                record_kind,
+                record_key,
+                branch=branch,
+                at=at,
+                values=values,
+                limit=limit,
+                cursor=cursor,
             )
             return shaped(
                 herald.budget,
@@ -118,7 +135,7 @@ def register(herald: Herald) -> None:
                 answer,
                 render=render_history,
                 member="changes",
-                kinds=[kind],
+                kinds=[record_kind],
                 what="changes",
             )
 
@@ -128,13 +145,14 @@ def register(herald: Herald) -> None:
     async def lorebase_lineage(
         ctx: Context[Any, Any],
         domain: Domain,
-        kind: Kind,
         key: Key,
+        kind: Kind = None,
         branch: Branch = None,
         at: At = None,
     ) -> Answered:
         async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.lineage(domain, kind, key, branch=branch, at=at)
+            record_kind, record_key = record_of(kind, key)
+            answer = await client.lineage(domain, record_kind, record_key, branch=branch, at=at)
             return shaped(herald.budget, "lorebase_lineage", answer, render=render_lineage)
 
         return await herald.call(ctx, "lorebase_lineage", read)
@@ -143,13 +161,16 @@ def register(herald: Herald) -> None:
     async def lorebase_explain(
         ctx: Context[Any, Any],
         domain: Domain,
-        kind: Kind,
         key: Key,
+        kind: Kind = None,
         branch: Branch = None,
         at: At = None,
     ) -> Answered:
         async def read(client: AsyncLorebaseClient) -> Answered:
-            text = await client.explain(domain, kind, key, branch=branch, at=at, format="markdown")
+            record_kind, record_key = record_of(kind, key)
+            text = await client.explain(
+                domain, record_kind, record_key, branch=branch, at=at, format="markdown"
+            )
             return rendered(
                 herald.budget,
                 "lorebase_explain",
@@ -157,7 +178,7 @@ def register(herald: Herald) -> None:
                 domain=domain,
                 branch=branch,
                 revision=text.revision,
-                result={"format": "markdown", "ref": f"{kind}/{key}"},
+                result={"format": "markdown", "ref": f"{record_kind}/{record_key}"},
             )
 
         return await herald.call(ctx, "lorebase_explain", read)
