@@ -117,3 +117,10 @@ def test_a_file_that_is_no_model_fails_with_the_servers_log(tmp_path: Path) -> N
         server.start()
     assert server.pid is None
     assert server.rss_bytes() is None
+
+
+def test_serving_a_missing_model_says_how_to_fetch_it(tmp_path: Path) -> None:
+    from lorebase_inference.local_model import main
+
+    with pytest.raises(SystemExit, match=r"fetch it with `bash scripts/fetch-model\.sh`"):
+        main(["--gguf", str(tmp_path / "absent.gguf")])

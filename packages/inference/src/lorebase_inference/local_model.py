@@ -238,3 +238,32 @@ class LocalModelServer:
         size = self._log.tell()
         self._log.seek(max(0, size - _LOG_TAIL_CHARS))
         return self._log.read().decode("utf-8", "replace")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m lorebase_inference.local_model`: serve the local model until interrupted, for
+    the example agent on a machine without Ollama (examples/agent/README.md)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m lorebase_inference.local_model",
+        description="Serve a GGUF chat model with llama.cpp on 127.0.0.1 (OpenAI-compatible).",
+    )
+    parser.add_argument("--gguf", type=Path, default=None, help="default: local_model_path()")
+    parser.add_argument("--n-ctx", type=int, default=8192, help="context window in tokens")
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads")
+    arguments = parser.parse_args(argv)
+    gguf = arguments.gguf or local_model_path()
+    if not gguf.exists():
+        sys.exit(f"no model at {gguf}: fetch it with `bash scripts/fetch-model.sh`")
+    with LocalModelServer(gguf, n_ctx=arguments.n_ctx, threads=arguments.threads) as server:
+        print(f"serving {gguf.name} at {server.base_url} as model {server.model!r}", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+
+
+if __name__ == "__main__":
+    main()
