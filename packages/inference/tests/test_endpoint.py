@@ -9,12 +9,18 @@ from lorebase_inference import endpoint_for
 from lorebase_platform.settings import LlmSettings, PricePerMillionTokens
 
 
+@pytest.fixture(autouse=True)
+def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEST_MAIN_KEY", "main-key")
+    monkeypatch.setenv("TEST_TASK_KEY", "k2")
+
+
 def _llm(**tasks: dict[str, object]) -> LlmSettings:
     return LlmSettings.model_validate(
         {
             "base_url": "http://main.test/v1",
             "model": "main-model",
-            "api_key": "main-key",
+            "api_key": "secret://env/TEST_MAIN_KEY",
             "headers": {"x-main": "main-header"},
             "temperature": 0.2,
             "max_tokens": 500,
@@ -47,7 +53,13 @@ def test_a_task_on_another_base_url_never_takes_the_main_key_or_headers() -> Non
     assert bare.api_key is None
     assert bare.headers == {}
     own = endpoint_for(
-        _llm(explore={"base_url": "http://other.test/v1", "api_key": "k2", "headers": {"h": "v"}}),
+        _llm(
+            explore={
+                "base_url": "http://other.test/v1",
+                "api_key": "secret://env/TEST_TASK_KEY",
+                "headers": {"h": "v"},
+            }
+        ),
         "explore",
     )
     assert (own.api_key, own.headers) == ("k2", {"h": "v"})
@@ -88,3 +100,10 @@ def test_an_unresolved_secret_ref_says_which(monkeypatch: pytest.MonkeyPatch) ->
     llm.api_key = "secret://env/TEST_LLM_MISSING"
     with pytest.raises(SecretError, match="TEST_LLM_MISSING"):
         endpoint_for(llm)
+
+
+def test_a_key_written_as_itself_is_refused() -> None:
+    with pytest.raises(ValueError, match="secret://"):
+        LlmSettings.model_validate({"api_key": "sk-literal"})
+    with pytest.raises(ValueError, match="secret://"):
+        LlmSettings.model_validate({"tasks": {"agent": {"api_key": "sk-literal"}}})

@@ -700,7 +700,9 @@ class LlmTaskSettings(_Section):
     base_url: str | None = Field(default=None, description="Endpoint of this task.")
     model: str | None = Field(default=None, description="Model of this task.")
     api_key: str | None = Field(
-        default=None, description="Key of this task (secret://env/NAME or secret://file//path)."
+        default=None,
+        pattern=r"^secret://",
+        description="Key of this task (secret://env/NAME or secret://file//path).",
     )
     headers: dict[str, str] | None = Field(
         default=None, description="Extra headers of this task (values may be secret:// refs)."
@@ -729,7 +731,9 @@ class LlmSettings(_Section):
     )
     model: str = Field(default="qwen2.5:7b-instruct", description="Chat model.")
     api_key: str | None = Field(
-        default=None, description="Key (secret://env/NAME or secret://file//path); null: none."
+        default=None,
+        pattern=r"^secret://",
+        description="Key (secret://env/NAME or secret://file//path); null: none.",
     )
     headers: dict[str, str] = Field(
         default_factory=dict, description="Extra headers (values may be secret:// refs)."
