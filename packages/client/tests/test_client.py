@@ -250,3 +250,14 @@ def test_the_default_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
     with LorebaseClient() as client:
         assert client.base_url == "http://127.0.0.1:8080"
         assert repr(client) == "LorebaseClient('http://127.0.0.1:8080')"
+
+
+def test_changes_asks_the_polling_feed_which_is_not_built_yet(admin: LorebaseClient) -> None:
+    from lorebase_core.errors import NotImplementedYet
+
+    with pytest.raises(NotImplementedYet) as raised:
+        admin.changes("supply", "main", since="v1", kinds=["Supplier", "Part"], limit=10)
+    request = raised.value.response.request  # type: ignore[attr-defined]
+    assert request.url.path == "/api/v1/domains/supply/branches/main/changes"
+    assert dict(request.url.params) == {"since": "v1", "kinds": "Supplier,Part", "limit": "10"}
+    assert raised.value.extra["missing"] == "change-feed"
