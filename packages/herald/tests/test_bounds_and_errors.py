@@ -149,3 +149,11 @@ async def test_a_cut_schema_says_to_narrow_it(keeper: LiveKeeper) -> None:
     assert answer["shown"] < answer["total"] == 6
     assert "narrow it with kinds=[...]" in answer["more"]
     assert "limit=" not in answer["more"]
+
+
+async def test_a_key_the_client_cannot_send_is_a_tool_error_not_a_crash(mcp: Client) -> None:
+    result = await mcp.call_tool(
+        "lorebase_record", {"domain": "supply", "kind": "Supplier", "key": ".."}
+    )
+    assert result.is_error
+    assert text_of(result).startswith("The call cannot be sent to Keeper (400 ")

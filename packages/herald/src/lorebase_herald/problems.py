@@ -22,11 +22,14 @@ ACTIONABLE = ("issues", "next", "suggestions", "allowed", "expected", "missing")
 
 
 def keeper_error(tool: str, error: LorebaseError) -> CallToolResult:
-    """The tool error of a problem document Keeper answered."""
-    document: dict[str, Any] = problem_of(error) or error.to_problem()
+    """The tool error of a problem document Keeper answered (or of a request the client
+    refused to build, such as a key that cannot be a path segment)."""
+    answered = problem_of(error)
+    document: dict[str, Any] = answered or error.to_problem()
     status = document.get("status", error.status)
     code = document.get("code", error.code)
-    lines = [f"Keeper refused the call ({status} {code}): {document.get('detail', error.detail)}"]
+    who = "Keeper refused the call" if answered else "The call cannot be sent to Keeper"
+    lines = [f"{who} ({status} {code}): {document.get('detail', error.detail)}"]
     for member in ACTIONABLE:
         if document.get(member):
             shown = json.dumps(document[member], ensure_ascii=False, separators=(",", ":"))
