@@ -13,10 +13,11 @@ install: ## create the environment (.venv) with every package and tool
 	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
 	$(UV) sync --frozen
 
+# The demo's Keeper records the agent trace of the requests that opt in (Herald and the example
+# agent do; docs/trace.md).
 demo: install ## import the supply example, give it an agent, a reviewer and an admin, start Keeper
 	$(RUN) lorebase import examples/supply --create-only
 	$(RUN) lorebase log supply
-	# the agent trace on, for the requests that opt in (Herald and the example agent do)
 	LOREBASE__KEEPER__TRACE__ENABLED=true $(RUN) lorebase demo
 
 lint: ## ruff check and format check
