@@ -39,7 +39,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -107,6 +107,22 @@ class Read:
     question: str = ""
 
 
+HIGH_RISK_READ = Read(
+    "query tier-1 high risk",
+    "lorebase_query",
+    {
+        "domain": DOMAIN,
+        "kind": "Supplier",
+        "where": HIGH_RISK,
+        "select": ["legal_name", "risk_score"],
+    },
+    lambda c: c.query(
+        DOMAIN, kind="Supplier", where=HIGH_RISK, select=["legal_name", "risk_score"], coverage=True
+    ),
+)
+"""The query of tier-1 suppliers at high risk with open orders: in both figures."""
+
+
 def latency_reads(max_tokens: int) -> list[Read]:
     """The five reads of the latency figure."""
     return [
@@ -116,23 +132,7 @@ def latency_reads(max_tokens: int) -> list[Read]:
             {"domain": DOMAIN, "kind": "Supplier", "key": "S-1001"},
             lambda c: c.record(DOMAIN, "Supplier", "S-1001", links=True, lineage=False),
         ),
-        Read(
-            "query tier-1 high risk",
-            "lorebase_query",
-            {
-                "domain": DOMAIN,
-                "kind": "Supplier",
-                "where": HIGH_RISK,
-                "select": ["legal_name", "risk_score"],
-            },
-            lambda c: c.query(
-                DOMAIN,
-                kind="Supplier",
-                where=HIGH_RISK,
-                select=["legal_name", "risk_score"],
-                coverage=True,
-            ),
-        ),
+        HIGH_RISK_READ,
         Read(
             'search "bearing"',
             "lorebase_search",
@@ -173,24 +173,7 @@ def token_reads() -> list[Read]:
             ),
             single,
         ),
-        Read(
-            "query tier-1 high risk, open orders",
-            "lorebase_query",
-            {
-                "domain": DOMAIN,
-                "kind": "Supplier",
-                "where": HIGH_RISK,
-                "select": ["legal_name", "risk_score"],
-            },
-            lambda c: c.query(
-                DOMAIN,
-                kind="Supplier",
-                where=HIGH_RISK,
-                select=["legal_name", "risk_score"],
-                coverage=True,
-            ),
-            high_risk,
-        ),
+        replace(HIGH_RISK_READ, name="query tier-1 high risk, open orders", question=high_risk),
         Read(
             "neighborhood S-1007",
             "lorebase_neighborhood",

@@ -3,6 +3,7 @@ DNS-rebinding protection and a Herald that insists on the caller's own credentia
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -15,6 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from lorebase_herald import Herald, http_app
 from lorebase_keeper.testing import serve_in_thread
+from lorebase_store import SessionVisibility
 
 from .conftest import LiveKeeper, herald_settings, text_of, wait_for_session
 
@@ -139,3 +141,40 @@ async def test_stateful_http_traces_the_mcp_session(keeper: LiveKeeper) -> None:
     assert "lorebase_health" not in answered.text or "isError" in answered.text
     traced = wait_for_session(keeper.store, "usr_admin", session, 1)
     assert [step.tool for step in traced.steps] == ["lorebase_health"]
+
+
+async def test_stateless_http_serves_every_request_alone_and_sends_no_session(
+    keeper: LiveKeeper,
+) -> None:
+    call = {
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "lorebase_health", "arguments": {"domain": "supply", "kind": "Plant"}},
+    }
+    with (
+        herald_over_http(keeper, http={"stateless": True}, trace={"opt_in": True}) as url,
+        httpx.Client() as http,
+    ):
+        answered = _rpc(http, url, call, **{"mcp-protocol-version": "2025-06-18"})
+    assert answered.status_code == 200, answered.text
+    assert "mcp-session-id" not in answered.headers
+    assert "isError" not in answered.text or '"isError":false' in answered.text
+    assert "Plant" in answered.text
+    deadline = time.monotonic() + 10
+    while True:
+        page = keeper.store.trace_sessions(
+            visibility=SessionVisibility(
+                own="usr_admin", others_in=frozenset(), others_outside=False
+            ),
+            limit=50,
+        )
+        inferred = [
+            keeper.store.trace_session("usr_admin", summary.session_id)
+            for summary in page.sessions
+            if summary.inferred
+        ]
+        tools = {step.tool for found in inferred if found for step in found.steps}
+        if "lorebase_health" in tools or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert "lorebase_health" in tools, "Keeper inferred the session of a call that named none"

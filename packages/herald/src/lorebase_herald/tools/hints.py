@@ -13,9 +13,6 @@ READ = ToolAnnotations(
 )
 """A read of Keeper: changes nothing, the same call answers the same at the same Revision."""
 
-CATALOGUE_READ = READ
-"""Listing Operations is a read, though it belongs to the write tools' family."""
-
 WRITE = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False
 )

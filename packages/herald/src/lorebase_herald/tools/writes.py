@@ -16,7 +16,7 @@ from pydantic import Field
 from lorebase_client import AsyncLorebaseClient, Verdict
 from lorebase_herald.markdown import pairs, short, value, where
 from lorebase_herald.problems import refused
-from lorebase_herald.tools.hints import CATALOGUE_READ, WRITE, Answered
+from lorebase_herald.tools.hints import READ, WRITE, Answered
 from lorebase_herald.tools.params import At, Branch, Domain, Limit
 from lorebase_herald.tools.shaping import LIMIT, shaped
 
@@ -54,7 +54,7 @@ def register(herald: Herald) -> None:
         name="lorebase_operations",
         title="Operations",
         description=OPERATIONS,
-        annotations=CATALOGUE_READ,
+        annotations=READ,  # listing Operations is a read, in the write family
     )
     async def lorebase_operations(
         ctx: Context[Any, Any],
