@@ -27,6 +27,7 @@ from lorebase_store import Store, import_directory
 POSTGRES_DSN = os.environ.get("LOREBASE_TEST_POSTGRES_DSN")
 ROOT = Path(__file__).parent
 SUPPLY = ROOT / "examples" / "supply"
+LIBRARY = ROOT / "tests" / "data" / "library"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
@@ -61,6 +62,13 @@ def store(database_url: str) -> Iterator[Store]:
 def supply(store: Store) -> Store:
     """A store holding the supply example (its import and its follow-up Revisions)."""
     import_directory(store, SUPPLY)
+    return store
+
+
+@pytest.fixture
+def library(store: Store) -> Store:
+    """A store holding the library test Domain (tests/data/library), the second Domain."""
+    import_directory(store, LIBRARY)
     return store
 
 
