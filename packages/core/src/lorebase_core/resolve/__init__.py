@@ -1,0 +1,65 @@
+"""Grounding the words of a question in a Domain's schema and stored values (docs/resolve.md).
+
+Pure: the store counts the indexed values (`lorebase_store.reads.value_index`), Keeper serves the answer.
+A text is cut into words; phrases of one to three consecutive words are tried, longest first, at
+these levels:
+
+- `exact` (score 1.0): the name of a Kind or an Attribute, or an indexed value;
+- `synonym` (score 0.95): an alias of a Kind or an Attribute, or a `value_aliases` entry of an
+  Attribute (the spec's "schema aliases" level, named as in its example);
+- `similar` (score 0.9 x trigram similarity): a close spelling of any of the above, for words the
+  first two levels left over.
+
+Names and phrases are compared normalized: camel case and underscores split into words, case
+folded, accents dropped, and the last word singular ("purchase orders" finds PurchaseOrder).
+"""
+
+from lorebase_core.resolve.matching import (
+    MAX_PHRASE_WORDS,
+    SCORES,
+    UNKNOWN_REASON,
+    TextResolution,
+    resolve_text,
+)
+from lorebase_core.resolve.text import (
+    identifying_words,
+    normalize,
+    similarity,
+    singular,
+    trigrams,
+    words,
+)
+from lorebase_core.resolve.vocabulary import (
+    Candidate,
+    Entry,
+    Indexing,
+    Level,
+    Target,
+    Term,
+    Vocabulary,
+    indexing,
+    vocabulary_entries,
+)
+
+__all__ = [
+    "MAX_PHRASE_WORDS",
+    "SCORES",
+    "UNKNOWN_REASON",
+    "Candidate",
+    "Entry",
+    "Indexing",
+    "Level",
+    "Target",
+    "Term",
+    "TextResolution",
+    "Vocabulary",
+    "identifying_words",
+    "indexing",
+    "normalize",
+    "resolve_text",
+    "similarity",
+    "singular",
+    "trigrams",
+    "vocabulary_entries",
+    "words",
+]
