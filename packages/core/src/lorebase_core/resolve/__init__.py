@@ -21,6 +21,8 @@ from lorebase_core.resolve.matching import (
     TextResolution,
     resolve_text,
 )
+from lorebase_core.resolve.numbers import NumberFound, number_candidates, typed_comparison
+from lorebase_core.resolve.suggest import Suggestion, shortest_path, suggest
 from lorebase_core.resolve.text import (
     identifying_words,
     normalize,
@@ -37,7 +39,9 @@ from lorebase_core.resolve.vocabulary import (
     Target,
     Term,
     Vocabulary,
+    comparison_predicate,
     indexing,
+    term_predicate,
     vocabulary_entries,
 )
 
@@ -49,17 +53,25 @@ __all__ = [
     "Entry",
     "Indexing",
     "Level",
+    "NumberFound",
+    "Suggestion",
     "Target",
     "Term",
     "TextResolution",
     "Vocabulary",
+    "comparison_predicate",
     "identifying_words",
     "indexing",
     "normalize",
+    "number_candidates",
     "resolve_text",
+    "shortest_path",
     "similarity",
     "singular",
+    "suggest",
+    "term_predicate",
     "trigrams",
+    "typed_comparison",
     "vocabulary_entries",
     "words",
 ]

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lorebase_core.resolve.numbers import number_candidates
 from lorebase_core.resolve.text import identifying_words, normalize, words
 from lorebase_core.resolve.vocabulary import Candidate, Level, Term, Vocabulary
+from lorebase_core.schema import Schema
+from lorebase_core.schema.model import AttributeDef
 
 MAX_PHRASE_WORDS = 3
 SCORES: dict[Level, float] = {"exact": 1.0, "synonym": 0.95, "similar": 0.9, "embedding": 0.8}
@@ -41,9 +44,18 @@ def _spans(count: int) -> list[tuple[int, int]]:
 
 
 def resolve_text(
-    text: str, vocabulary: Vocabulary, *, min_similarity: float, max_candidates: int
+    text: str,
+    vocabulary: Vocabulary,
+    *,
+    min_similarity: float,
+    max_candidates: int,
+    schema: Schema | None = None,
 ) -> TextResolution:
-    """The candidates for the phrases of `text`, the words left unmatched and unknown phrases."""
+    """The candidates for the phrases of `text`, the words left unmatched and unknown phrases.
+
+    With the `schema`, numbers and count words are read first (`numbers.py`): their words are
+    matched and are not tried as names.
+    """
     written = words(text)
     keys = [normalize(word) for word in written]
     covered = [False] * len(written)
@@ -54,6 +66,16 @@ def resolve_text(
         if known is None or candidate.score > known.score:
             best[candidate.term] = candidate
 
+    if schema is not None:
+
+        def rules_of(kind: str, attribute: str) -> AttributeDef | None:
+            return schema.kinds[kind].attributes.get(attribute)
+
+        for number in number_candidates(written, keys, vocabulary, rules_of, SCORES):
+            offer(number.candidate)
+            for position in number.used:
+                covered[position] = True
+
     for level_pass in ("names", "similar"):
         for start, end in _spans(len(written)):
             if any(covered[start:end]):
@@ -62,13 +84,21 @@ def resolve_text(
             matched = " ".join(written[start:end])
             if level_pass == "names":
                 found = [
-                    Candidate(entry.term, SCORES[entry.level], entry.level, matched)
+                    Candidate(
+                        entry.term, SCORES[entry.level], entry.level, matched, span=(start, end)
+                    )
                     for entry in vocabulary.lookup(key)
                 ]
             elif len(key.replace(" ", "")) >= SIMILAR_MIN_CHARS:
                 close = vocabulary.similar(key, min_similarity)
                 found = [
-                    Candidate(entry.term, round(SCORES["similar"] * value, 4), "similar", matched)
+                    Candidate(
+                        entry.term,
+                        round(SCORES["similar"] * value, 4),
+                        "similar",
+                        matched,
+                        span=(start, end),
+                    )
                     for value, entry in close[:SIMILAR_PER_PHRASE]
                     if value >= close[0][0] - SIMILAR_SPREAD
                 ]

@@ -15,11 +15,18 @@ from lorebase_core.resolve.text import normalize, singular, trigrams
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import AttributeDef
 
-Target = Literal["kind", "attribute", "value"]
-Level = Literal["exact", "synonym", "similar", "embedding"]
+Target = Literal["kind", "attribute", "value", "relation", "comparison", "count"]
+Level = Literal["exact", "synonym", "similar", "embedding", "number"]
 Indexing = Literal["always", "few", "never"]
 
-_TARGET_ORDER = {"kind": 0, "attribute": 1, "value": 2}
+_TARGET_ORDER = {
+    "kind": 0,
+    "relation": 1,
+    "attribute": 2,
+    "value": 3,
+    "comparison": 4,
+    "count": 5,
+}
 
 
 def indexing(rules: AttributeDef) -> Indexing:
@@ -40,7 +47,12 @@ def indexing(rules: AttributeDef) -> Indexing:
 # -- the vocabulary --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Term:
-    """What a phrase can stand for: a Kind, an Attribute, or values of an Attribute."""
+    """What a phrase can stand for: a Kind, an Attribute, values of an Attribute, a Relation,
+    a comparison on an Attribute or a count of the Records of a Kind (`numbers.py`).
+
+    A comparison holds `op` and its `values` in canonical form (`between`: the lowest value and
+    the first one past the range); a count holds `op` and the number in `values`.
+    """
 
     target: Target
     kind: str
@@ -48,6 +60,10 @@ class Term:
     type: str | None = None
     values: tuple[str, ...] = ()
     records: int | None = None
+    relation: str | None = None
+    to_kind: str | None = None
+    direction: Literal["forward", "inverse"] | None = None
+    op: str | None = None
 
     @property
     def order(self) -> tuple[int, str, str, tuple[str, ...]]:
@@ -63,10 +79,14 @@ class Entry:
 
 @dataclass(frozen=True)
 class Candidate:
+    """A Term a phrase may stand for; `span` is the phrase's word positions [start, end)."""
+
     term: Term
     score: float
     level: Level
     matched: str
+    why: str = ""
+    span: tuple[int, int] = (0, 0)
 
     def to_json(self) -> dict[str, Any]:
         term = self.term
@@ -74,17 +94,47 @@ class Candidate:
         if term.attribute is not None:
             document["attribute"] = term.attribute
             document["type"] = term.type
-        if term.target == "value":
+        if term.target in ("comparison", "count"):
+            document.update(numbers_json(term))
+        elif term.target == "value":
             document["values"] = list(term.values)
-            document["predicate"] = (
-                {"attr": term.attribute, "op": "eq", "value": term.values[0]}
-                if len(term.values) == 1
-                else {"attr": term.attribute, "op": "in", "value": list(term.values)}
-            )
+            document["predicate"] = term_predicate(term)
         document.update(score=self.score, level=self.level, matched=self.matched)
+        if self.why:
+            document["why"] = self.why
         if term.records is not None:
             document["records"] = term.records
         return document
+
+
+def comparison_predicate(term: Term) -> dict[str, Any]:
+    """The `where` of a comparison Term: integers as JSON numbers, the rest as canonical text."""
+    attr = term.attribute
+    typed: list[object] = [int(v) if term.type == "integer" else v for v in term.values]
+    if term.op == "between":
+        return {
+            "and": [
+                {"attr": attr, "op": "gte", "value": typed[0]},
+                {"attr": attr, "op": "lt", "value": typed[1]},
+            ]
+        }
+    return {"attr": attr, "op": term.op, "value": typed[0]}
+
+
+def term_predicate(term: Term) -> dict[str, Any]:
+    """The `where` of a value Term (`eq` one value, `in` several) or of a comparison Term."""
+    if term.target == "comparison":
+        return comparison_predicate(term)
+    if len(term.values) == 1:
+        return {"attr": term.attribute, "op": "eq", "value": term.values[0]}
+    return {"attr": term.attribute, "op": "in", "value": list(term.values)}
+
+
+def numbers_json(term: Term) -> dict[str, Any]:
+    """The members a comparison (`predicate`) or a count (`count`) candidate adds."""
+    if term.target == "comparison":
+        return {"predicate": comparison_predicate(term)}
+    return {"count": {"op": term.op, "value": int(term.values[0])}}
 
 
 def _value_terms(
