@@ -487,6 +487,9 @@ class ResolveMissesSettings(_Section):
 class ResolveSettings(_Section):
     max_text_chars: int = Field(default=500, ge=1, description="Longest text resolved.")
     max_candidates: int = Field(default=20, ge=1, description="Candidates answered at most.")
+    max_suggestions: int = Field(
+        default=3, ge=0, description="Suggested queries answered at most (0: none)."
+    )
     max_indexed_values: int = Field(
         default=200,
         ge=1,

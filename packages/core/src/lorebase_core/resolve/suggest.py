@@ -3,14 +3,17 @@
 Never run here. For each Kind the question names, in the order it names them (or, when it names
 none, the Kind of its first predicate), one query with that Kind as the subject:
 
-- each phrase with value or comparison candidates gives one predicate: the candidate on a Kind
+- each phrase with value or comparison candidates gives one predicate (a value named by a word of
+  one or two letters only when written as stored, "AT" and not "at"): the candidate on a Kind
   the question names, nearest to where it names it (then the best score), else the best one;
 - each other Kind involved (named, or holding a chosen predicate) is reached by the shortest
   path of Relations from the subject (at most `max_hops`), the Relations the question names
   first; its predicates go in the `where` of the last Relation predicate;
 - a count candidate ("a single supplier") on a Kind one Relation away becomes that Relation
   predicate's `count`;
-- `select` is the subject's title and the subject's Attributes the question names.
+- `select` is the subject's title and the subject's Attributes the question names;
+- after it, the same query without the predicates on Kinds the question does not name, when it
+  has some (a value alias may take a verb for a state: "borrowed" for the Loan status `out`).
 """
 
 from __future__ import annotations
@@ -98,6 +101,15 @@ def shortest_path(
     return None
 
 
+SHORT_WORD_CHARS = 2
+
+
+def _as_stored(candidate: Candidate) -> bool:
+    """A value named by a short word only as it is stored ("AT", not "at"): else it is noise."""
+    matched = candidate.matched
+    return len(matched) > SHORT_WORD_CHARS or matched in candidate.term.values
+
+
 def _distance(span: tuple[int, int], others: Iterable[tuple[int, int]]) -> int:
     """Words between a phrase and the nearest of `others` (a large number without any)."""
     gaps = [max(other[0] - span[1], span[0] - other[1], 0) for other in others]
@@ -121,7 +133,7 @@ class _Composer:
             target = candidate.term.target
             if target == "kind":
                 self.mentions.setdefault(candidate.term.kind, []).append(candidate)
-            elif target in ("value", "comparison"):
+            elif target == "comparison" or (target == "value" and _as_stored(candidate)):
                 self.phrases.setdefault(candidate.span, []).append(candidate)
             elif target == "count":
                 self.counts.append(candidate)
@@ -157,12 +169,15 @@ class _Composer:
 
         return min(options, key=rank)
 
-    def compose(self, subject: str) -> Suggestion | None:
-        """The query about `subject`, or None when nothing reaches it."""
+    def compose(self, subject: str, *, named_only: bool = False) -> Suggestion:
+        """The query about `subject`; `named_only` leaves out the predicates on Kinds the
+        question does not name ("borrowed" as the Loan status `out` in "members who borrowed")."""
         root = _Node(subject)
         nodes = {subject: root}
         used: list[Candidate] = []
         chosen = [self.choose(options) for _, options in sorted(self.phrases.items())]
+        left_out = [c for c in chosen if named_only and c.term.kind not in self.mentions]
+        chosen = [c for c in chosen if c not in left_out]
         others = dict.fromkeys(
             [
                 *sorted(self.mentions, key=self._first),
@@ -189,7 +204,7 @@ class _Composer:
         for kind, mentions in self.mentions.items():
             if kind in nodes:
                 used.extend(mentions)
-        return self._suggestion(root, subject, used)
+        return self._suggestion(root, subject, used, left_out)
 
     def _attach(
         self, root: _Node, nodes: dict[str, _Node], kind: str, count: Candidate | None
@@ -206,7 +221,9 @@ class _Composer:
             node.count = {"op": count.term.op, "value": int(count.term.values[0])}
         return True
 
-    def _suggestion(self, root: _Node, subject: str, used: list[Candidate]) -> Suggestion:
+    def _suggestion(
+        self, root: _Node, subject: str, used: list[Candidate], left_out: list[Candidate]
+    ) -> Suggestion:
         kind = self.schema.kinds[subject]
         select = [kind.title] if kind.title else []
         for candidate in sorted(
@@ -233,6 +250,9 @@ class _Composer:
         why = f"{subject} Records" + (
             f" matching {', '.join(repr(phrase) for phrase in uses)}" if uses else ""
         )
+        if left_out:
+            phrases = ", ".join(repr(c.matched) for c in left_out)
+            why += f"; without {phrases}, on a Kind the question does not name"
         return Suggestion(query, score, uses, why)
 
 
@@ -245,7 +265,9 @@ def suggest(
     max_suggestions: int,
     valid: Callable[[dict[str, Any]], bool] = lambda _query: True,
 ) -> list[Suggestion]:
-    """At most `max_suggestions` queries, one per subject Kind in the order the text names them.
+    """At most `max_suggestions` queries: per subject Kind, in the order the text names them,
+    the query with every phrase, then (when it differs) the one without the predicates on Kinds
+    the question does not name.
 
     `valid` checks a query (Keeper parses it as POST /query would); the ones it refuses and the
     repeated ones are left out.
@@ -253,11 +275,8 @@ def suggest(
     composer = _Composer(candidates, schema, scope, max_hops)
     found: list[Suggestion] = []
     for subject in composer.subjects():
-        suggestion = composer.compose(subject)
-        if suggestion is None or not valid(suggestion.query):
-            continue
-        if all(known.query != suggestion.query for known in found):
-            found.append(suggestion)
-        if len(found) == max_suggestions:
-            break
-    return found
+        for named_only in (False, True):
+            suggestion = composer.compose(subject, named_only=named_only)
+            if valid(suggestion.query) and all(k.query != suggestion.query for k in found):
+                found.append(suggestion)
+    return found[:max_suggestions]

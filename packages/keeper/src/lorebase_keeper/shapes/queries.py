@@ -224,16 +224,31 @@ class ResolveTextRequest(Shape):
 
 
 class Candidate(Shape):
-    target: Literal["kind", "attribute", "value"]
+    target: Literal["kind", "attribute", "value", "relation", "comparison", "count"]
     kind: str
     attribute: str | None = None
     type: str | None = None
     values: list[str] | None = None
-    predicate: Comparison | None = Field(default=None, description="For a value: the filter.")
+    predicate: Predicate | None = Field(
+        default=None, description="For a value or a comparison: the filter."
+    )
+    count: RelationCount | None = Field(
+        default=None, description="For a count: how many Records of the Kind, across a Relation."
+    )
     score: float
     level: str
     matched: str
+    why: str | None = None
     records: int | None = None
+
+
+class Suggestion(Shape):
+    """A POST /query body composed from the candidates (never run by resolve)."""
+
+    query: QueryRequest
+    score: float
+    uses: list[str] = Field(description="The phrases of the text it uses.")
+    why: str
 
 
 class Skipped(Shape):
@@ -243,6 +258,7 @@ class Skipped(Shape):
 
 class ResolveAnswer(Stamped):
     candidates: list[Candidate]
+    suggestions: list[Suggestion]
     truncated: bool
     unmatched: list[str]
     skipped: list[Skipped]
