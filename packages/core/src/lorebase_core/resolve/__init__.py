@@ -10,6 +10,10 @@ these levels:
 - `similar` (score 0.9 x trigram similarity): a close spelling of any of the above, for words the
   first two levels left over.
 
+Before them, numbers and count words are read next to the Attribute or Kind they measure
+(`numbers.py`: `comparison` and `count` candidates, level `number`); `suggest.py` composes POST
+/query bodies from the candidates.
+
 Names and phrases are compared normalized: camel case and underscores split into words, case
 folded, accents dropped, and the last word singular ("purchase orders" finds PurchaseOrder).
 """
