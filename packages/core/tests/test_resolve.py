@@ -176,8 +176,14 @@ def test_short_words_are_not_matched_by_spelling(supply_schema: Schema) -> None:
 
 
 def test_longer_phrases_win_over_their_words(supply_schema: Schema) -> None:
-    matches = found(run(supply_schema, "risk flag"))
-    assert matches == {("kind", "RiskFlag", None): ("exact", "risk flag")}
+    resolution = run(supply_schema, "risk flag")
+    assert {(c.term.target, c.term.kind, c.term.relation) for c in resolution.candidates} == {
+        ("kind", "RiskFlag", None),
+        # the inverse name of flags (RiskFlag -> Supplier) is risk_flags: read from either end
+        ("relation", "RiskFlag", "flags"),
+        ("relation", "Supplier", "risk_flags"),
+    }
+    assert {c.matched for c in resolution.candidates} == {"risk flag"}
 
 
 def test_a_scope_hides_kinds_and_unreadable_attributes(supply_schema: Schema) -> None:

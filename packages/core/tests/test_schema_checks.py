@@ -1037,3 +1037,14 @@ def test_several_operation_problems_at_once(issues_of: IssuesOf) -> None:
         f"{OP_PATH}.review",
         f"{OP_PATH}.side_effects",
     ]
+
+
+def test_relation_aliases_load_and_must_be_words(loads: Loads, issues_of: IssuesOf) -> None:
+    schema = loads(set_at("relations", "flags", "aliases", ["raised on", "flagged"]))
+    assert schema.relation("flags").aliases == ("raised on", "flagged")
+    assert schema.to_document()["relations"]["flags"]["aliases"] == ["raised on", "flagged"]
+    issues = issues_of(set_at("relations", "flags", "aliases", ["raised on", " ", "raised on"]))
+    assert {(issue.path, issue.code) for issue in issues} == {
+        ("relations.flags.aliases.1", "empty"),
+        ("relations.flags.aliases", "duplicate"),
+    }

@@ -51,6 +51,7 @@ async def test_the_example_question_is_grounded(http: httpx.AsyncClient) -> None
         "score": 1.0,
         "level": "exact",
         "matched": "purchase orders",
+        "why": "the name of the Kind PurchaseOrder",
     }
     assert found[("kind", "Supplier", None)]["matched"] == "suppliers"
     assert found[("value", "PurchaseOrder", "status")] == {
@@ -63,6 +64,7 @@ async def test_the_example_question_is_grounded(http: httpx.AsyncClient) -> None
         "score": 1.0,
         "level": "exact",
         "matched": "open",
+        "why": "a stored value of PurchaseOrder.status",
         "records": 15,
     }
     high = found[("value", "Supplier", "risk_band")]

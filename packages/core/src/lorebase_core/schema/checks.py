@@ -276,6 +276,7 @@ def _check_relations(schema: Schema) -> list[Issue]:
                 issues.append(
                     Issue(f"{path}.{member}", f"Kind {kind_name!r} does not exist", "unknown")
                 )
+        issues.extend(_check_aliases(relation.aliases, f"{path}.aliases"))
         for attr_name, attribute in relation.attributes.items():
             attr_path = f"{path}.attributes.{attr_name}"
             if not MEMBER_NAME.match(attr_name):
@@ -285,6 +286,18 @@ def _check_relations(schema: Schema) -> list[Issue]:
             issues.extend(check_value_rules(attribute, attr_path))
             if attribute.derived is not None or attribute.unique:
                 issues.append(Issue(attr_path, "Link Attributes cannot be derived or unique"))
+    return issues
+
+
+def _check_aliases(aliases: tuple[str, ...], path: str) -> list[Issue]:
+    """Aliases are words (not blank), each once."""
+    issues = [
+        Issue(f"{path}.{index}", "an alias needs a word", "empty")
+        for index, alias in enumerate(aliases)
+        if not any(char.isalnum() for char in alias)
+    ]
+    if len(set(aliases)) != len(aliases):
+        issues.append(Issue(path, "aliases must be distinct", "duplicate"))
     return issues
 
 

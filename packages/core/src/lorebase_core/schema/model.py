@@ -100,6 +100,7 @@ class RelationDef(_Model):
     from_kind: str = Field(alias="from")
     to_kind: str = Field(alias="to")
     inverse: str | None = None
+    aliases: tuple[str, ...] = ()
     cardinality: Cardinality = "many_to_many"
     required_from: bool = False
     description: str = ""

@@ -224,15 +224,23 @@ class ResolveTextRequest(Shape):
 
 
 class Candidate(Shape):
-    target: Literal["kind", "attribute", "value"]
-    kind: str
+    """What a phrase may stand for (docs/resolve.md)."""
+
+    target: Literal["kind", "attribute", "relation", "value"]
+    kind: str = Field(description="For a Relation: the Kind it is read from.")
     attribute: str | None = None
     type: str | None = None
+    relation: str | None = Field(default=None, description="The api name read from `kind`.")
+    direction: Literal["forward", "inverse"] | None = None
+    to_kind: str | None = Field(default=None, description="The Kind at the Relation's other end.")
     values: list[str] | None = None
-    predicate: Comparison | None = Field(default=None, description="For a value: the filter.")
+    predicate: Comparison | RelationPredicate | None = Field(
+        default=None, description="For a value: the filter; for a Relation: its `rel` skeleton."
+    )
     score: float
     level: str
     matched: str
+    why: str = Field(description="Why the phrase matched, in words.")
     records: int | None = None
 
 

@@ -51,6 +51,7 @@ def relation_json(name: str, relation: RelationDef) -> dict[str, Any]:
     return {
         "name": name,
         "inverse": relation.inverse,
+        "aliases": list(relation.aliases),
         "from": relation.from_kind,
         "to": relation.to_kind,
         "cardinality": relation.cardinality,
@@ -141,6 +142,7 @@ class KindEntry(Shape):
 class RelationEntry(Shape):
     name: str
     inverse: str | None
+    aliases: list[str] = Field(description="Words that also name the Relation (for resolve).")
     from_: str = Field(alias="from")
     to: str
     cardinality: str
