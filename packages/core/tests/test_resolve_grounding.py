@@ -4,6 +4,7 @@ noise and words saying why each candidate matched; on the supply example and the
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from lorebase_core.resolve import (
     words,
 )
 from lorebase_core.schema import Schema, load_schema
+from lorebase_core.schema.model import AttributeDef
 
 ROOT = Path(__file__).parents[3]
 SUPPLY_QUESTION = "Which plants stock parts that Polish suppliers supply?"
@@ -246,3 +248,87 @@ def test_every_candidate_says_why(supply_schema: Schema, library_schema: Schema)
         candidates = run(schema, text, indexed).candidates
         assert candidates
         assert all(candidate.why for candidate in candidates), candidates
+
+
+# -- everyday words for stored codes -------------------------------------------------------
+def test_polish_is_pl_on_the_supply_example(supply_schema: Schema) -> None:
+    resolution = run(supply_schema, SUPPLY_QUESTION, SUPPLY_INDEXED)
+    [polish] = [c for c in resolution.candidates if c.term.attribute == "country"]
+    assert polish.to_json() == {
+        "target": "value",
+        "kind": "Supplier",
+        "attribute": "country",
+        "type": "string",
+        "values": ["PL"],
+        "predicate": {"attr": "country", "op": "eq", "value": "PL"},
+        "score": 0.95,
+        "level": "synonym",
+        "matched": "Polish",
+        "why": "an ISO 3166-1 country code: 'Polish' is the demonym of Poland (PL)",
+        "records": 3,
+    }
+    assert resolution.unmatched == ("Which", "that")
+
+
+@pytest.mark.parametrize(
+    ("text", "attribute", "codes"),
+    [
+        pytest.param("Swedish authors", "country", ("SE",), id="demonym"),
+        pytest.param("authors from Norway", "country", ("NO",), id="name"),
+        pytest.param("books in Swedish kronor", "currency", ("SEK",), id="currency-plural"),
+        pytest.param("books priced in zloty", "currency", ("PLN",), id="currency-last-word"),
+        pytest.param("books in euros", "currency", ("EUR",), id="euro"),
+    ],
+)
+def test_everyday_words_for_library_codes(
+    library_schema: Schema, text: str, attribute: str, codes: tuple[str, ...]
+) -> None:
+    indexed = {**LIBRARY_INDEXED, ("Book", "currency"): {"SEK": 3, "EUR": 5, "PLN": 2}}
+    resolution = run(library_schema, text, indexed)
+    [candidate] = [c for c in resolution.candidates if c.term.attribute == attribute]
+    assert (candidate.term.values, candidate.level) == (codes, "synonym")
+    assert candidate.why.startswith(
+        "an ISO 3166-1 country code" if attribute == "country" else "an ISO 4217 currency code"
+    )
+
+
+def test_only_stored_codes_become_candidates(library_schema: Schema) -> None:
+    resolution = run(library_schema, "Italian authors", LIBRARY_INDEXED)  # no IT stored
+    assert not any(c.term.attribute == "country" for c in resolution.candidates)
+    assert "Italian" in resolution.unmatched
+
+
+def test_a_word_naming_several_stored_codes_names_them_together(supply_schema: Schema) -> None:
+    indexed = {("Contract", "currency"): {"USD": 2, "CAD": 1, "EUR": 4}}
+    [dollar] = run(supply_schema, "contracts in dollars", indexed).candidates[1:]
+    assert dollar.term.values == ("CAD", "USD")
+    assert dollar.to_json()["predicate"] == {
+        "attr": "currency",
+        "op": "in",
+        "value": ["CAD", "USD"],
+    }
+    assert dollar.term.records == 3
+
+
+def test_codes_are_detected_from_the_stored_values(library_schema: Schema) -> None:
+    # Member.city holds no codes: no vocabulary; an undeclared Attribute of codes is detected
+    hinted = library_schema.kinds["Author"].attributes["country"]
+    plain = hinted.model_copy(update={"vocabulary": None})
+    schema = _with_attribute(library_schema, "Author", "country", plain)
+    few = {("Author", "country"): {"SE": 3, "NO": 1}}
+    assert run(schema, "Swedish authors", few).candidates[1:] == ()
+    enough = {("Author", "country"): {"SE": 3, "NO": 1, "DE": 1}}
+    [swedish] = run(schema, "Swedish authors", enough).candidates[1:]
+    assert swedish.term.values == ("SE",)
+    mixed = {("Author", "country"): {"SE": 3, "NO": 1, "DE": 1, "Sweden": 1}}
+    assert [c.matched for c in run(schema, "Swedish authors", mixed).candidates] == ["authors"]
+    # a declared vocabulary needs no minimum
+    assert run(library_schema, "Swedish authors", few).candidates[1].term.values == ("SE",)
+
+
+def _with_attribute(schema: Schema, kind: str, name: str, rules: AttributeDef) -> Schema:
+    """`schema` with one Attribute replaced (the loader's checks are not run again)."""
+    definition = schema.kinds[kind]
+    attributes = {**definition.attributes, name: rules}
+    kinds = {**schema.kinds, kind: definition.model_copy(update={"attributes": attributes})}
+    return replace(schema, kinds=kinds)

@@ -117,6 +117,42 @@ async def test_the_library_question_grounds_written_by(library_http: httpx.Async
         "op": "eq",
         "value": "out",
     }
+    swedish = values(answer)[("Author", "country")]
+    assert swedish["predicate"] == {"attr": "country", "op": "eq", "value": "SE"}
+    assert swedish["records"] == 3
+    assert swedish["why"] == "an ISO 3166-1 country code: 'Swedish' is the demonym of Sweden (SE)"
+    assert answer["unmatched"] == ["Which", "are"]
+    # the grounded predicates answer the question: Swedish authors' books that are out
+    books = {
+        "kind": "Book",
+        "where": {
+            "and": [
+                {"rel": "written_by", "where": swedish["predicate"]},
+                {"rel": "loans", "where": values(answer)[("Loan", "status")]["predicate"]},
+            ]
+        },
+    }
+    response = await library_http.post("/api/v1/domains/library/query", json=books)
+    assert response.status_code == 200, response.text
+    assert sorted(r["key"] for r in response.json()["records"]) == ["B-0004", "B-0006", "B-0010"]
+
+
+async def test_polish_suppliers_are_pl(http: httpx.AsyncClient) -> None:
+    answer = await resolve(http, SUPPLY_QUESTION)
+    polish = values(answer)[("Supplier", "country")]
+    assert polish["predicate"] == {"attr": "country", "op": "eq", "value": "PL"}
+    assert polish["why"] == "an ISO 3166-1 country code: 'Polish' is the demonym of Poland (PL)"
+    query = {"kind": "Supplier", "where": polish["predicate"], "limit": 100}
+    records = (await http.post("/api/v1/domains/supply/query", json=query)).json()["records"]
+    assert len(records) == polish["records"] > 0
+    assert answer["unmatched"] == ["Which", "that"]
+
+
+async def test_currency_words_of_the_library(library_http: httpx.AsyncClient) -> None:
+    answer = await resolve(library_http, "books priced in Swedish kronor", domain="library")
+    kronor = values(answer)[("Book", "currency")]
+    assert (kronor["values"], kronor["matched"]) == (["SEK"], "Swedish kronor")
+    assert kronor["why"].startswith("an ISO 4217 currency code: 'Swedish kronor' is a name of")
 
 
 async def test_the_schema_shows_relation_aliases(library_http: httpx.AsyncClient) -> None:

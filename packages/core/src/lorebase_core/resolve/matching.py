@@ -86,8 +86,9 @@ def _found(
             for entry in vocabulary.stemmed(key)
             if entry.level == "stem" or len(written) == 1
         ]
-    if len(key.replace(" ", "")) < SIMILAR_MIN_CHARS or is_noise(written):
-        return []
+    parts = key.split()
+    if len(key.replace(" ", "")) < SIMILAR_MIN_CHARS or {parts[0], parts[-1]} & STOP_WORDS:
+        return []  # nor "priced in": the spelling of its stop word is no evidence
     close = vocabulary.similar(key, min_similarity)
     return [
         Candidate(

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from lorebase_core.access import ReadScope
+from lorebase_core.resolve.codes import code_entries
 from lorebase_core.resolve.relations import relation_entries
 from lorebase_core.resolve.terms import Candidate, Entry, EntryLevel, Level, Target, Term
 from lorebase_core.resolve.text import normalize, singular, stem_key, trigrams
@@ -36,13 +37,14 @@ def indexing(rules: AttributeDef) -> Indexing:
     """Whether an Attribute's values are indexed: `always`, `few` (when few distinct) or `never`.
 
     Values of sensitive Attributes never are; `resolvable` forces it either way for strings,
-    texts and enums; otherwise enums always are and strings are when they have few values.
-    Numbers, dates and the rest are found by their Attribute's name, never by value.
+    texts and enums; otherwise enums and Attributes with a `vocabulary` (codes) always are and
+    strings are when they have few values. Numbers, dates and the rest are found by their
+    Attribute's name, never by value.
     """
     base = rules.value_type.base
     if rules.sensitive or rules.resolvable is False or base not in ("string", "text", "enum"):
         return "never"
-    if rules.resolvable or base == "enum":
+    if rules.resolvable or base == "enum" or rules.vocabulary is not None:
         return "always"
     return "few" if base == "string" else "never"
 
@@ -105,6 +107,7 @@ def vocabulary_entries(
             for term, exact, aliases in _value_terms(kind_name, name, rules, counts):
                 add(exact, term, "exact", f"a stored value of {path}")
                 add(aliases, term, "synonym", f"a value alias of {path} ({term.values[0]})")
+            entries.extend(code_entries(kind_name, name, rules, counts))
     entries.extend(relation_entries(schema, scope))
     return entries
 

@@ -234,6 +234,13 @@ def _check_attribute(
                         f"{value!r} is not one of the enum's values",
                     )
                 )
+    if attribute.vocabulary is not None and base not in ("string", "enum"):
+        issues.append(
+            Issue(
+                f"{path}.vocabulary",
+                f"a vocabulary applies to string and enum, not {attribute.type}",
+            )
+        )
     if attribute.unique and base == "json":
         issues.append(Issue(f"{path}.unique", "json values cannot be unique"))
     if attribute.derived is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -30,6 +30,8 @@ def _rules_json(name: str, rules: ValueRules) -> dict[str, Any]:
             entry["unique"] = True
         if rules.aliases:
             entry["aliases"] = list(rules.aliases)
+        if rules.vocabulary:
+            entry["vocabulary"] = rules.vocabulary
         if rules.derived:
             entry["derived"] = rules.derived
     return entry
@@ -126,6 +128,9 @@ class Rules(ValueRulesShape):
     required: bool | None = None
     unique: bool | None = None
     aliases: list[str] | None = None
+    vocabulary: Literal["iso3166", "iso4217"] | None = Field(
+        default=None, description="The standard codes the values are (for resolve)."
+    )
     derived: str | None = Field(default=None, description="The expression of a derived value.")
 
 
