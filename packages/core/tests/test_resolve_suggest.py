@@ -122,6 +122,7 @@ def test_two_hops_and_a_value_of_an_unnamed_kind(library_schema: Schema) -> None
         },
     }
     assert "without 'borrowed'" in second.why
+    assert "of_book" in str(second.query)
     assert "status" not in str(second.query)
 
 

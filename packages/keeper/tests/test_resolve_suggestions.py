@@ -90,7 +90,23 @@ async def test_the_suggestion_finds_the_answer(
     found = await suggestions(both, domain, question)
     assert found[index]["uses"]
     assert found[index]["why"]
-    assert expected <= await keys_of(both, domain, found[index]["query"])
+    assert await keys_of(both, domain, found[index]["query"]) == expected
+
+
+async def test_relations_named_and_everyday_words_compose(both: httpx.AsyncClient) -> None:
+    text = "Which books written by Swedish authors are on loan?"
+    (first, second, *_) = await suggestions(both, "library", text)
+    assert first["query"] == {
+        "kind": "Book",
+        "where": {
+            "and": [
+                {"rel": "written_by", "where": {"attr": "country", "op": "eq", "value": "SE"}},
+                {"rel": "loans", "where": {"attr": "status", "op": "eq", "value": "out"}},
+            ]
+        },
+        "select": ["title"],
+    }
+    assert "without 'on loan'" in second["why"]
 
 
 async def test_a_single_supplier_is_the_documented_query(http: httpx.AsyncClient) -> None:

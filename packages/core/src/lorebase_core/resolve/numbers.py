@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from lorebase_core.resolve.vocabulary import Candidate, Entry, Level, Term, Vocabulary
+from lorebase_core.resolve.terms import Candidate, Entry, Level, Term
+from lorebase_core.resolve.vocabulary import Vocabulary
 from lorebase_core.schema.model import AttributeDef
 from lorebase_core.values import ValueProblem, canonical, compare
 

@@ -3,17 +3,18 @@
 Never run here. For each Kind the question names, in the order it names them (or, when it names
 none, the Kind of its first predicate), one query with that Kind as the subject:
 
-- each phrase with value or comparison candidates gives one predicate (a value named by a word of
-  one or two letters only when written as stored, "AT" and not "at"): the candidate on a Kind
+- each phrase with value or comparison candidates gives one predicate: the candidate on a Kind
   the question names, nearest to where it names it (then the best score), else the best one;
-- each other Kind involved (named, or holding a chosen predicate) is reached by the shortest
+- each other Kind involved (named, holding a chosen predicate, or at the other end of a Relation
+  named from an involved Kind) is reached by the shortest
   path of Relations from the subject (at most `max_hops`), the Relations the question names
   first; its predicates go in the `where` of the last Relation predicate;
 - a count candidate ("a single supplier") on a Kind one Relation away becomes that Relation
   predicate's `count`;
 - `select` is the subject's title and the subject's Attributes the question names;
-- after it, the same query without the predicates on Kinds the question does not name, when it
-  has some (a value alias may take a verb for a state: "borrowed" for the Loan status `out`).
+- after it, the same query without the values named by an alias on Kinds the question does not
+  name, when it has some (an alias may take a verb for a state: "borrowed" for the Loan status
+  `out`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase_core.access import ReadScope
-from lorebase_core.resolve.vocabulary import Candidate, term_predicate
+from lorebase_core.resolve.terms import Candidate, term_predicate
 from lorebase_core.schema import Schema
 
 Edge = tuple[str, str]
@@ -101,15 +102,6 @@ def shortest_path(
     return None
 
 
-SHORT_WORD_CHARS = 2
-
-
-def _as_stored(candidate: Candidate) -> bool:
-    """A value named by a short word only as it is stored ("AT", not "at"): else it is noise."""
-    matched = candidate.matched
-    return len(matched) > SHORT_WORD_CHARS or matched in candidate.term.values
-
-
 def _distance(span: tuple[int, int], others: Iterable[tuple[int, int]]) -> int:
     """Words between a phrase and the nearest of `others` (a large number without any)."""
     gaps = [max(other[0] - span[1], span[0] - other[1], 0) for other in others]
@@ -133,7 +125,7 @@ class _Composer:
             target = candidate.term.target
             if target == "kind":
                 self.mentions.setdefault(candidate.term.kind, []).append(candidate)
-            elif target == "comparison" or (target == "value" and _as_stored(candidate)):
+            elif target in ("value", "comparison"):
                 self.phrases.setdefault(candidate.span, []).append(candidate)
             elif target == "count":
                 self.counts.append(candidate)
@@ -170,13 +162,21 @@ class _Composer:
         return min(options, key=rank)
 
     def compose(self, subject: str, *, named_only: bool = False) -> Suggestion:
-        """The query about `subject`; `named_only` leaves out the predicates on Kinds the
-        question does not name ("borrowed" as the Loan status `out` in "members who borrowed")."""
+        """The query about `subject`; `named_only` leaves out the values named by an alias on
+        Kinds the question does not name ("borrowed" as the Loan status `out` in "members who
+        borrowed")."""
         root = _Node(subject)
         nodes = {subject: root}
         used: list[Candidate] = []
         chosen = [self.choose(options) for _, options in sorted(self.phrases.items())]
-        left_out = [c for c in chosen if named_only and c.term.kind not in self.mentions]
+        left_out = [
+            c
+            for c in chosen
+            if named_only
+            and c.term.target == "value"
+            and c.level == "synonym"
+            and c.term.kind not in self.mentions
+        ]
         chosen = [c for c in chosen if c not in left_out]
         others = dict.fromkeys(
             [
@@ -185,8 +185,15 @@ class _Composer:
             ]
         )
         counted = {candidate.term.kind: candidate for candidate in self.counts}
+        kind_spans = {m.span for mentions in self.mentions.values() for m in mentions}
         for relation in self.relations:
-            if relation.term.kind in others and relation.term.to_kind is not None:
+            # a Relation named from an involved Kind brings its other end, unless its words
+            # name a Kind too ("purchase orders" is also the inverse name of for_part)
+            if (
+                relation.term.kind in others
+                and relation.term.to_kind is not None
+                and relation.span not in kind_spans
+            ):
                 others.setdefault(relation.term.to_kind)
         for kind in others:
             if kind == subject or kind in counted:
@@ -252,7 +259,7 @@ class _Composer:
         )
         if left_out:
             phrases = ", ".join(repr(c.matched) for c in left_out)
-            why += f"; without {phrases}, on a Kind the question does not name"
+            why += f"; without {phrases}, an alias of a value of a Kind the question does not name"
         return Suggestion(query, score, uses, why)
 
 
@@ -266,8 +273,8 @@ def suggest(
     valid: Callable[[dict[str, Any]], bool] = lambda _query: True,
 ) -> list[Suggestion]:
     """At most `max_suggestions` queries: per subject Kind, in the order the text names them,
-    the query with every phrase, then (when it differs) the one without the predicates on Kinds
-    the question does not name.
+    the query with every phrase, then (when it differs) the one without the values named by an
+    alias on Kinds the question does not name.
 
     `valid` checks a query (Keeper parses it as POST /query would); the ones it refuses and the
     repeated ones are left out.

@@ -124,6 +124,7 @@ def _resolve(read: Read, parsed: ResolveRequest) -> tuple[TextResolution, str | 
         vocabulary,
         min_similarity=limits.min_similarity,
         max_candidates=limits.max_candidates,
+        max_per_phrase=limits.max_candidates_per_phrase,
         schema=read.reader.schema,
     )
     reason = _skip_reason(read, parsed, resolution)
@@ -183,7 +184,8 @@ def _embedding_level(
                 continue  # only indexed values: never sensitive ones, never free text
             rules = schema.kinds[hit.kind].attributes[attribute]
             term = Term("value", hit.kind, attribute, rules.type, (value,), counts[value])
-            candidate = Candidate(term, round(hit.score, 6), "embedding", parsed.text)
+            why = f"a value of a Record near the query_vector (cosine similarity {hit.score:.2f})"
+            candidate = Candidate(term, round(hit.score, 6), "embedding", parsed.text, why)
             known = best.get((hit.kind, attribute, value))
             if known is None or known.score < candidate.score:
                 best[(hit.kind, attribute, value)] = candidate

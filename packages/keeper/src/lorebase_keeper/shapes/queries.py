@@ -224,13 +224,19 @@ class ResolveTextRequest(Shape):
 
 
 class Candidate(Shape):
-    target: Literal["kind", "attribute", "value", "relation", "comparison", "count"]
-    kind: str
+    """What a phrase may stand for (docs/resolve.md)."""
+
+    target: Literal["kind", "attribute", "relation", "value", "comparison", "count"]
+    kind: str = Field(description="For a Relation: the Kind it is read from.")
     attribute: str | None = None
     type: str | None = None
+    relation: str | None = Field(default=None, description="The api name read from `kind`.")
+    direction: Literal["forward", "inverse"] | None = None
+    to_kind: str | None = Field(default=None, description="The Kind at the Relation's other end.")
     values: list[str] | None = None
     predicate: Predicate | None = Field(
-        default=None, description="For a value or a comparison: the filter."
+        default=None,
+        description="For a value or a comparison: the filter; for a Relation: its `rel` skeleton.",
     )
     count: RelationCount | None = Field(
         default=None, description="For a count: how many Records of the Kind, across a Relation."
@@ -238,7 +244,7 @@ class Candidate(Shape):
     score: float
     level: str
     matched: str
-    why: str | None = None
+    why: str = Field(description="Why the phrase matched, in words.")
     records: int | None = None
 
 
