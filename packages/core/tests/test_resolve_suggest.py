@@ -24,7 +24,8 @@ INDEXED = {
     ("PurchaseOrder", "status"): {"open": 15, "received": 32},
     ("RiskFlag", "status"): {"open": 4},
     ("Supplier", "risk_band"): {"high": 6, "normal": 24},
-    ("Supplier", "country"): {"AT": 1, "PL": 3},
+    ("Supplier", "country"): {"AT": 1, "PL": 3, "FI": 1},
+    ("Part", "category"): {"bearing": 4, "seal": 2},
     ("Book", "genre"): {"novel": 6},
     ("Loan", "status"): {"out": 4, "returned": 3, "overdue": 2},
 }
@@ -173,3 +174,13 @@ def test_shortest_path_is_deterministic(library_schema: Schema) -> None:
 
 def test_nothing_named_nothing_suggested(supply_schema: Schema) -> None:
     assert suggested(supply_schema, "zorblat quimbly") == []
+
+
+def test_a_close_spelling_counts_on_a_named_kind_only(supply_schema: Schema) -> None:
+    (first,) = suggested(supply_schema, 'Find the parts whose names contain "bering".')
+    assert first.query == {
+        "kind": "Part",
+        "where": {"attr": "category", "op": "eq", "value": "bearing"},
+        "select": ["name"],
+    }
+    assert "Find" not in first.uses

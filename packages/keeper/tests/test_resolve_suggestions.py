@@ -62,6 +62,13 @@ async def keys_of(http: httpx.AsyncClient, domain: str, query: dict[str, Any]) -
             id="high-risk-open-orders",
         ),
         pytest.param(
+            "supply",
+            'Find the parts whose names contain "bering".',
+            0,
+            {"P-10004", "P-10012", "P-10023", "P-10036"},
+            id="bering-is-the-bearing-category",
+        ),
+        pytest.param(
             "library",
             "Which books written by Swedish authors are on loan?",
             0,
@@ -220,7 +227,17 @@ async def test_no_suggestions_when_the_setting_is_zero(store: Store, keys: Keys)
         assert await suggestions(client, "supply", "Which parts have a single supplier?") == []
 
 
-async def test_a_bad_request_writes_nothing(http: httpx.AsyncClient) -> None:
-    response = await http.post("/api/v1/domains/supply/resolve", json={"text": 70})
+async def test_a_bad_request_writes_nothing(http: httpx.AsyncClient, supply: Store) -> None:
+    response = await http.post("/api/v1/domains/supply/resolve", json={"text": 70, "suggest": True})
     assert_problem(response, 422, "invalid-input")
-    assert response.json()["issues"][0]["path"] == "text"
+    assert {issue["path"] for issue in response.json()["issues"]} == {"text", "suggest"}
+    with supply.reader("supply") as reader:
+        assert reader.resolve_misses() == []
+
+
+async def test_the_same_question_answers_the_same_bytes(http: httpx.AsyncClient) -> None:
+    body = {"text": "Which tier-1 suppliers have a single supplier contract before 2027?"}
+    first = await http.post("/api/v1/domains/supply/resolve", json=body)
+    again = await http.post("/api/v1/domains/supply/resolve", json=body)
+    assert first.content == again.content
+    assert first.headers["ETag"] == again.headers["ETag"]

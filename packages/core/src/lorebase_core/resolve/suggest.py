@@ -3,7 +3,8 @@
 Never run here. For each Kind the question names, in the order it names them (or, when it names
 none, the Kind of its first predicate), one query with that Kind as the subject:
 
-- each phrase with value or comparison candidates gives one predicate: the candidate on a Kind
+- each phrase with value or comparison candidates gives one predicate (a close spelling only on a
+  Kind the question names): the candidate on a Kind
   the question names, nearest to where it names it (then the best score), else the best one;
 - each other Kind involved (named, holding a chosen predicate, or at the other end of a Relation
   named from an involved Kind) is reached by the shortest
@@ -135,6 +136,13 @@ class _Composer:
                 named.add(candidate.term.relation)
                 self.relations.append(candidate)
         self.edges = _edges(schema, scope, named)
+        # a close spelling is evidence enough only on a Kind the text names ("Find" is not Finland)
+        for span, options in list(self.phrases.items()):
+            kept = [c for c in options if c.level != "similar" or c.term.kind in self.mentions]
+            if kept:
+                self.phrases[span] = kept
+            else:
+                del self.phrases[span]
 
     def subjects(self) -> list[str]:
         """The Kinds a suggestion may be about: as named, else as the predicates hold them."""
