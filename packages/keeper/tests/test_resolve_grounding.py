@@ -11,7 +11,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from packages.keeper.tests.conftest import Keys
+from packages.keeper.tests.test_app import assert_problem
 
+from lorebase_keeper.app import create_app
+from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
@@ -91,6 +94,20 @@ async def test_the_supply_question_grounds_its_relations(http: httpx.AsyncClient
     assert response.json()["records"]
 
 
+async def test_the_same_request_answers_the_same_bytes(http: httpx.AsyncClient) -> None:
+    body = {"text": SUPPLY_QUESTION, "record_misses": False}
+    first = await http.post("/api/v1/domains/supply/resolve", json=body)
+    second = await http.post("/api/v1/domains/supply/resolve", json=body)
+    assert first.content == second.content
+    assert first.headers["ETag"] == second.headers["ETag"]
+    again = await http.post(
+        "/api/v1/domains/supply/resolve",
+        json=body,
+        headers={"If-None-Match": first.headers["ETag"]},
+    )
+    assert again.status_code == 304
+
+
 async def test_a_grant_narrowed_to_supplier_gets_no_relation(
     http: httpx.AsyncClient, keys: Keys
 ) -> None:
@@ -160,3 +177,32 @@ async def test_the_schema_shows_relation_aliases(library_http: httpx.AsyncClient
     assert response.status_code == 200, response.text
     written_by = next(r for r in response.json()["relations"] if r["name"] == "written_by")
     assert written_by["aliases"] == ["author of", "authored by"]
+
+
+async def test_max_candidates_per_phrase_is_a_setting(supply: Store, keys: Keys) -> None:
+    settings = Settings(
+        keeper={"auth": {"mode": "api_key", "authz": {"grants_cache_ttl_s": 0}}},
+        read={"resolve": {"max_candidates_per_phrase": 1}},
+    )
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(settings, store=supply)),
+        base_url="http://keeper.test",
+        headers=Keys.header(keys.admin),
+    ) as client:
+        answer = await resolve(client, "plants that stock parts")
+    # "stock" names stocked_at from both ends; one of them is kept, the best in order
+    assert list(relations(answer)) == [("Part", "stocked_at")]
+
+
+async def test_a_bad_resolve_request_is_refused_whole(http: httpx.AsyncClient) -> None:
+    response = await http.post(
+        "/api/v1/domains/supply/resolve",
+        json={"text": "  ", "max_candidates_per_phrase": 1, "vocabulary": "iso3166"},
+    )
+    issues = assert_problem(response, 422, "invalid-input")["issues"]
+    assert isinstance(issues, list)
+    assert {issue["path"] for issue in issues} == {
+        "text",
+        "max_candidates_per_phrase",
+        "vocabulary",
+    }
