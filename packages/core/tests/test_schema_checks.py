@@ -1037,3 +1037,32 @@ def test_several_operation_problems_at_once(issues_of: IssuesOf) -> None:
         f"{OP_PATH}.review",
         f"{OP_PATH}.side_effects",
     ]
+
+
+def test_relation_aliases_load_and_must_be_words(loads: Loads, issues_of: IssuesOf) -> None:
+    schema = loads(set_at("relations", "flags", "aliases", ["raised on", "flagged"]))
+    assert schema.relation("flags").aliases == ("raised on", "flagged")
+    assert schema.to_document()["relations"]["flags"]["aliases"] == ["raised on", "flagged"]
+    issues = issues_of(set_at("relations", "flags", "aliases", ["raised on", " ", "raised on"]))
+    assert {(issue.path, issue.code) for issue in issues} == {
+        ("relations.flags.aliases.1", "empty"),
+        ("relations.flags.aliases", "duplicate"),
+    }
+
+
+def test_a_vocabulary_is_a_known_standard_on_a_string_or_enum(
+    loads: Loads, issues_of: IssuesOf
+) -> None:
+    schema = loads(set_at("kinds", "Supplier", "attributes", "country", "vocabulary", "iso3166"))
+    assert schema.kinds["Supplier"].attributes["country"].vocabulary == "iso3166"
+    unknown = issues_of(set_at("kinds", "Supplier", "attributes", "country", "vocabulary", "iso9"))
+    assert "kinds.Supplier.attributes.country.vocabulary" in paths(unknown)
+    on_integer = issues_of(
+        set_at("kinds", "Supplier", "attributes", "risk_score", "vocabulary", "iso4217")
+    )
+    assert on_integer == [
+        Issue(
+            "kinds.Supplier.attributes.risk_score.vocabulary",
+            "a vocabulary applies to string and enum, not integer",
+        )
+    ]

@@ -51,6 +51,7 @@ async def test_the_example_question_is_grounded(http: httpx.AsyncClient) -> None
         "score": 1.0,
         "level": "exact",
         "matched": "purchase orders",
+        "why": "the name of the Kind PurchaseOrder",
     }
     assert found[("kind", "Supplier", None)]["matched"] == "suppliers"
     assert found[("value", "PurchaseOrder", "status")] == {
@@ -63,13 +64,20 @@ async def test_the_example_question_is_grounded(http: httpx.AsyncClient) -> None
         "score": 1.0,
         "level": "exact",
         "matched": "open",
+        "why": "a stored value of PurchaseOrder.status",
         "records": 15,
     }
     high = found[("value", "Supplier", "risk_band")]
     assert (high["values"], high["records"]) == (["high"], 6)
     assert found[("attribute", "Supplier", "risk_score")]["level"] == "synonym"
-    # Poland has no value alias in the supply schema (country holds ISO codes)
-    assert answer["unmatched"] == ["of", "in", "Poland"]
+    # country holds ISO 3166-1 codes (vocabulary: iso3166): Poland is PL
+    poland = found[("value", "Supplier", "country")]
+    assert (poland["predicate"], poland["level"]) == (
+        {"attr": "country", "op": "eq", "value": "PL"},
+        "synonym",
+    )
+    assert poland["why"] == "an ISO 3166-1 country code: 'Poland' is the name of PL"
+    assert answer["unmatched"] == ["of", "in"]
     assert answer["skipped"] == [{"level": "embedding", "reason": "other levels matched"}]
     assert answer["truncated"] is False
     scores = [candidate["score"] for candidate in answer["candidates"]]
@@ -77,7 +85,7 @@ async def test_the_example_question_is_grounded(http: httpx.AsyncClient) -> None
     coverage = answer["coverage"]
     assert coverage["unknown"] == [
         {"phrase": "of", "reason": "term unknown in this Domain"},
-        {"phrase": "in poland", "reason": "term unknown in this Domain"},
+        {"phrase": "in", "reason": "term unknown in this Domain"},
     ]
     assert {
         "kind": "Supplier",

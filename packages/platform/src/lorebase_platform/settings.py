@@ -487,6 +487,14 @@ class ResolveMissesSettings(_Section):
 class ResolveSettings(_Section):
     max_text_chars: int = Field(default=500, ge=1, description="Longest text resolved.")
     max_candidates: int = Field(default=20, ge=1, description="Candidates answered at most.")
+    max_candidates_per_phrase: int = Field(
+        default=3,
+        ge=1,
+        description="Candidates one phrase of the text gives at most (the best scores).",
+    )
+    max_suggestions: int = Field(
+        default=3, ge=0, description="Suggested queries answered at most (0: none)."
+    )
     max_indexed_values: int = Field(
         default=200,
         ge=1,

@@ -1,14 +1,36 @@
-"""Resolving a text: phrases of one to three words tried longest first, level by level."""
+"""Resolving a text: phrases of one to three words tried longest first, pass by pass."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from lorebase_core.resolve.text import identifying_words, normalize, words
-from lorebase_core.resolve.vocabulary import Candidate, Level, Term, Vocabulary
+from lorebase_core.resolve.numbers import number_candidates
+from lorebase_core.resolve.terms import Candidate, Level, Term
+from lorebase_core.resolve.text import (
+    STOP_WORDS,
+    identifying_words,
+    is_noise,
+    normalize,
+    stem_key,
+    words,
+)
+from lorebase_core.resolve.vocabulary import Vocabulary
+from lorebase_core.schema import Schema
+from lorebase_core.schema.model import AttributeDef
 
 MAX_PHRASE_WORDS = 3
-SCORES: dict[Level, float] = {"exact": 1.0, "synonym": 0.95, "similar": 0.9, "embedding": 0.8}
+SCORES: dict[Level, float] = {
+    "exact": 1.0,
+    "synonym": 0.95,
+    "stem": 0.85,
+    "description": 0.6,
+    "similar": 0.9,
+    "embedding": 0.8,
+}
+PASSES = ("names", "stems", "similar")
+"""Names and aliases first, then word stems and descriptions, then close spellings."""
+MAX_PER_PHRASE = 3
+"""Candidates one phrase gives at most (the setting read.resolve.max_candidates_per_phrase)."""
 SIMILAR_MIN_CHARS = 4  # shorter words match too much by spelling alone
 SIMILAR_PER_PHRASE = 3
 SIMILAR_SPREAD = 0.1  # close spellings within this much of the closest one are offered too
@@ -40,42 +62,106 @@ def _spans(count: int) -> list[tuple[int, int]]:
     ]
 
 
+def _found(
+    level_pass: str, vocabulary: Vocabulary, written: list[str], key: str, min_similarity: float
+) -> list[Candidate]:
+    """The candidates of one phrase at one pass (without their span)."""
+    matched = " ".join(written)
+    if level_pass == "names":
+        noise = is_noise(written)
+        return [
+            Candidate(entry.term, SCORES[entry.level], entry.level, matched, entry.why)
+            for entry in vocabulary.lookup(key)
+            # a stop word or two-letter word names a value only as it is stored ("AT", not "at")
+            if not (noise and entry.term.target == "value" and matched not in entry.term.values)
+        ]
+    if all(word in STOP_WORDS for word in key.split()):
+        return []
+    if level_pass == "stems":
+        return [
+            Candidate(
+                entry.term,
+                SCORES[entry.level],
+                entry.level,
+                matched,
+                f"{entry.why}, by its word stem {stem_key(key, content_only=True)!r}",
+            )
+            for entry in vocabulary.stemmed(key)
+            if entry.level == "stem" or len(written) == 1
+        ]
+    parts = key.split()
+    if len(key.replace(" ", "")) < SIMILAR_MIN_CHARS or {parts[0], parts[-1]} & STOP_WORDS:
+        return []  # nor "priced in": the spelling of its stop word is no evidence
+    close = vocabulary.similar(key, min_similarity)
+    return [
+        Candidate(
+            entry.term,
+            round(SCORES["similar"] * value, 4),
+            "similar",
+            matched,
+            f"spelled like {entry.key!r} ({entry.why}), trigram similarity {value:.2f}",
+        )
+        for value, entry in close[:SIMILAR_PER_PHRASE]
+        if value >= close[0][0] - SIMILAR_SPREAD
+    ]
+
+
+def _quieter(found: list[Candidate], max_per_phrase: int) -> list[Candidate]:
+    """The best `max_per_phrase` candidates of a phrase, one per Term.
+
+    A phrase that names a Kind or a Relation does not also name values at a lower score.
+    """
+    best: dict[Term, Candidate] = {}
+    for candidate in found:
+        known = best.get(candidate.term)
+        if known is None or candidate.score > known.score:
+            best[candidate.term] = candidate
+    named = [c.score for c in best.values() if c.term.target in ("kind", "relation")]
+    kept = [c for c in best.values() if not (named and c.score < max(named))]
+    kept.sort(key=lambda item: (-item.score, item.term.order))
+    return kept[:max_per_phrase]
+
+
 def resolve_text(
-    text: str, vocabulary: Vocabulary, *, min_similarity: float, max_candidates: int
+    text: str,
+    vocabulary: Vocabulary,
+    *,
+    min_similarity: float,
+    max_candidates: int,
+    max_per_phrase: int = MAX_PER_PHRASE,
+    schema: Schema | None = None,
 ) -> TextResolution:
-    """The candidates for the phrases of `text`, the words left unmatched and unknown phrases."""
+    """The candidates for the phrases of `text`, the words left unmatched and unknown phrases.
+
+    With the `schema`, numbers and count words are read first (`numbers.py`): their words are
+    matched and are not tried as names.
+    """
     written = words(text)
     keys = [normalize(word) for word in written]
     covered = [False] * len(written)
     best: dict[Term, Candidate] = {}
+    if schema is not None:
 
-    def offer(candidate: Candidate) -> None:
-        known = best.get(candidate.term)
-        if known is None or candidate.score > known.score:
-            best[candidate.term] = candidate
+        def rules_of(kind: str, attribute: str) -> AttributeDef | None:
+            return schema.kinds[kind].attributes.get(attribute)
 
-    for level_pass in ("names", "similar"):
+        for number in number_candidates(written, keys, vocabulary, rules_of, SCORES):
+            known = best.get(number.candidate.term)
+            if known is None or number.candidate.score > known.score:
+                best[number.candidate.term] = number.candidate
+            for position in number.used:
+                covered[position] = True
+
+    for level_pass in PASSES:
         for start, end in _spans(len(written)):
             if any(covered[start:end]):
                 continue
             key = " ".join(keys[start:end])
-            matched = " ".join(written[start:end])
-            if level_pass == "names":
-                found = [
-                    Candidate(entry.term, SCORES[entry.level], entry.level, matched)
-                    for entry in vocabulary.lookup(key)
-                ]
-            elif len(key.replace(" ", "")) >= SIMILAR_MIN_CHARS:
-                close = vocabulary.similar(key, min_similarity)
-                found = [
-                    Candidate(entry.term, round(SCORES["similar"] * value, 4), "similar", matched)
-                    for value, entry in close[:SIMILAR_PER_PHRASE]
-                    if value >= close[0][0] - SIMILAR_SPREAD
-                ]
-            else:
-                found = []
-            for candidate in found:
-                offer(candidate)
+            found = _found(level_pass, vocabulary, written[start:end], key, min_similarity)
+            for candidate in _quieter(found, max_per_phrase):
+                known = best.get(candidate.term)
+                if known is None or candidate.score > known.score:
+                    best[candidate.term] = replace(candidate, span=(start, end))
             if found:
                 covered[start:end] = [True] * (end - start)
     ranked = sorted(best.values(), key=lambda item: (-item.score, item.term.order))

@@ -1,90 +1,52 @@
-"""What a phrase can name: the Kinds, Attributes and indexed values the caller may read.
+"""What a phrase can name: the Kinds, Attributes, Relations and indexed values the caller may read.
 
-`vocabulary_entries` lists them, `Vocabulary` looks them up by key and by close spelling.
+`vocabulary_entries` lists them, `Vocabulary` looks them up by key, by word stem and by close
+spelling.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from lorebase_core.access import ReadScope
-from lorebase_core.resolve.text import normalize, singular, trigrams
+from lorebase_core.resolve.codes import code_entries
+from lorebase_core.resolve.relations import relation_entries
+from lorebase_core.resolve.terms import Candidate, Entry, EntryLevel, Level, Target, Term
+from lorebase_core.resolve.text import normalize, singular, stem_key, trigrams
 from lorebase_core.schema import Schema
 from lorebase_core.schema.model import AttributeDef
 
-Target = Literal["kind", "attribute", "value"]
-Level = Literal["exact", "synonym", "similar", "embedding"]
-Indexing = Literal["always", "few", "never"]
+__all__ = [
+    "Candidate",
+    "Entry",
+    "Indexing",
+    "Level",
+    "Target",
+    "Term",
+    "Vocabulary",
+    "indexing",
+    "vocabulary_entries",
+]
 
-_TARGET_ORDER = {"kind": 0, "attribute": 1, "value": 2}
+Indexing = Literal["always", "few", "never"]
 
 
 def indexing(rules: AttributeDef) -> Indexing:
     """Whether an Attribute's values are indexed: `always`, `few` (when few distinct) or `never`.
 
     Values of sensitive Attributes never are; `resolvable` forces it either way for strings,
-    texts and enums; otherwise enums always are and strings are when they have few values.
-    Numbers, dates and the rest are found by their Attribute's name, never by value.
+    texts and enums; otherwise enums and Attributes with a `vocabulary` (codes) always are and
+    strings are when they have few values. Numbers, dates and the rest are found by their
+    Attribute's name, never by value.
     """
     base = rules.value_type.base
     if rules.sensitive or rules.resolvable is False or base not in ("string", "text", "enum"):
         return "never"
-    if rules.resolvable or base == "enum":
+    if rules.resolvable or base == "enum" or rules.vocabulary is not None:
         return "always"
     return "few" if base == "string" else "never"
-
-
-# -- the vocabulary --------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Term:
-    """What a phrase can stand for: a Kind, an Attribute, or values of an Attribute."""
-
-    target: Target
-    kind: str
-    attribute: str | None = None
-    type: str | None = None
-    values: tuple[str, ...] = ()
-    records: int | None = None
-
-    @property
-    def order(self) -> tuple[int, str, str, tuple[str, ...]]:
-        return (_TARGET_ORDER[self.target], self.kind, self.attribute or "", self.values)
-
-
-@dataclass(frozen=True)
-class Entry:
-    key: str
-    term: Term
-    level: Literal["exact", "synonym"]
-
-
-@dataclass(frozen=True)
-class Candidate:
-    term: Term
-    score: float
-    level: Level
-    matched: str
-
-    def to_json(self) -> dict[str, Any]:
-        term = self.term
-        document: dict[str, Any] = {"target": term.target, "kind": term.kind}
-        if term.attribute is not None:
-            document["attribute"] = term.attribute
-            document["type"] = term.type
-        if term.target == "value":
-            document["values"] = list(term.values)
-            document["predicate"] = (
-                {"attr": term.attribute, "op": "eq", "value": term.values[0]}
-                if len(term.values) == 1
-                else {"attr": term.attribute, "op": "in", "value": list(term.values)}
-            )
-        document.update(score=self.score, level=self.level, matched=self.matched)
-        if term.records is not None:
-            document["records"] = term.records
-        return document
 
 
 def _value_terms(
@@ -117,40 +79,49 @@ def vocabulary_entries(
     """Everything the caller may read that a phrase can name.
 
     `indexed` holds the indexed values of each (Kind, Attribute) with their Record counts.
+    Relations count only when the caller may read both their ends.
     """
     entries: list[Entry] = []
 
-    def add(keys: Iterable[str], term: Term, level: Literal["exact", "synonym"]) -> None:
+    def add(keys: Iterable[str], term: Term, level: EntryLevel, why: str) -> None:
         for text in keys:
             key = normalize(text)
             if key:
-                entries.append(Entry(key, term, level))
+                entries.append(Entry(key, term, level, why))
 
     for kind_name in scope.visible_kinds(schema):
         kind = schema.kinds[kind_name]
         kind_term = Term("kind", kind_name)
-        add([kind_name], kind_term, "exact")
-        add(kind.aliases, kind_term, "synonym")
+        add([kind_name], kind_term, "exact", f"the name of the Kind {kind_name}")
+        add(kind.aliases, kind_term, "synonym", f"an alias of the Kind {kind_name}")
         for name, rules in kind.attributes.items():
             if not scope.value_readable(rules):
                 continue
             attribute_term = Term("attribute", kind_name, name, rules.type)
-            add([name], attribute_term, "exact")
-            add(rules.aliases, attribute_term, "synonym")
+            path = f"{kind_name}.{name}"
+            add([name], attribute_term, "exact", f"the name of the Attribute {path}")
+            add(rules.aliases, attribute_term, "synonym", f"an alias of the Attribute {path}")
             counts = indexed.get((kind_name, name))
             if counts is None:
                 continue
             for term, exact, aliases in _value_terms(kind_name, name, rules, counts):
-                add(exact, term, "exact")
-                add(aliases, term, "synonym")
+                add(exact, term, "exact", f"a stored value of {path}")
+                add(aliases, term, "synonym", f"a value alias of {path} ({term.values[0]})")
+            entries.extend(code_entries(kind_name, name, rules, counts))
+    entries.extend(relation_entries(schema, scope))
     return entries
 
 
 class Vocabulary:
-    """Entries looked up by key (and by singular key) and by shared trigrams."""
+    """Entries looked up by key (and by singular key), by word stems and by shared trigrams."""
 
     def __init__(self, entries: Iterable[Entry]) -> None:
-        self.entries = list(entries)
+        listed = list(entries)
+        self.entries = [entry for entry in listed if entry.level in ("exact", "synonym")]
+        self._by_stem: dict[str, list[Entry]] = {}
+        for entry in listed:
+            if entry.level in ("stem", "description"):
+                self._by_stem.setdefault(entry.key, []).append(entry)
         self._by_key: dict[str, list[Entry]] = {}
         self._by_trigram: dict[str, list[int]] = {}
         self._trigrams: list[frozenset[str]] = []
@@ -163,10 +134,15 @@ class Vocabulary:
                 self._by_trigram.setdefault(gram, []).append(position)
 
     def lookup(self, key: str) -> list[Entry]:
+        """The `exact` and `synonym` entries of a normalized key, or of its singular."""
         found = list(self._by_key.get(key, ()))
         if singular(key) != key:
             found += [entry for entry in self._by_key.get(singular(key), ()) if entry not in found]
         return found
+
+    def stemmed(self, key: str) -> list[Entry]:
+        """The `stem` and `description` entries of a normalized key, by the stems of its words."""
+        return list(self._by_stem.get(stem_key(key), ()))
 
     def similar(self, key: str, min_similarity: float) -> list[tuple[float, Entry]]:
         """Entries spelled like `key`, most similar first, at least `min_similarity`.

@@ -234,6 +234,13 @@ def _check_attribute(
                         f"{value!r} is not one of the enum's values",
                     )
                 )
+    if attribute.vocabulary is not None and base not in ("string", "enum"):
+        issues.append(
+            Issue(
+                f"{path}.vocabulary",
+                f"a vocabulary applies to string and enum, not {attribute.type}",
+            )
+        )
     if attribute.unique and base == "json":
         issues.append(Issue(f"{path}.unique", "json values cannot be unique"))
     if attribute.derived is not None:
@@ -276,6 +283,7 @@ def _check_relations(schema: Schema) -> list[Issue]:
                 issues.append(
                     Issue(f"{path}.{member}", f"Kind {kind_name!r} does not exist", "unknown")
                 )
+        issues.extend(_check_aliases(relation.aliases, f"{path}.aliases"))
         for attr_name, attribute in relation.attributes.items():
             attr_path = f"{path}.attributes.{attr_name}"
             if not MEMBER_NAME.match(attr_name):
@@ -285,6 +293,18 @@ def _check_relations(schema: Schema) -> list[Issue]:
             issues.extend(check_value_rules(attribute, attr_path))
             if attribute.derived is not None or attribute.unique:
                 issues.append(Issue(attr_path, "Link Attributes cannot be derived or unique"))
+    return issues
+
+
+def _check_aliases(aliases: tuple[str, ...], path: str) -> list[Issue]:
+    """Aliases are words (not blank), each once."""
+    issues = [
+        Issue(f"{path}.{index}", "an alias needs a word", "empty")
+        for index, alias in enumerate(aliases)
+        if not any(char.isalnum() for char in alias)
+    ]
+    if len(set(aliases)) != len(aliases):
+        issues.append(Issue(path, "aliases must be distinct", "duplicate"))
     return issues
 
 

@@ -18,6 +18,8 @@ from lorebase_core.values import CanonicalValue, ValueType, canonical, parse_typ
 Sensitivity = Literal["pii", "confidential", "restricted"]
 Cardinality = Literal["one_to_one", "one_to_many", "many_to_one", "many_to_many"]
 Bound = int | float | str
+Standard = Literal["iso3166", "iso4217"]
+"""Standard vocabularies of codes: ISO 3166-1 alpha-2 countries, ISO 4217 currencies."""
 
 
 class _Model(BaseModel):
@@ -66,6 +68,7 @@ class AttributeDef(ValueRules):
     value_aliases: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     aliases: tuple[str, ...] = ()
     resolvable: bool | None = None
+    vocabulary: Standard | None = None
     derived: str | None = None
 
     @cached_property
@@ -100,6 +103,7 @@ class RelationDef(_Model):
     from_kind: str = Field(alias="from")
     to_kind: str = Field(alias="to")
     inverse: str | None = None
+    aliases: tuple[str, ...] = ()
     cardinality: Cardinality = "many_to_many"
     required_from: bool = False
     description: str = ""

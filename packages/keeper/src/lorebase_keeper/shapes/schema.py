@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -30,6 +30,8 @@ def _rules_json(name: str, rules: ValueRules) -> dict[str, Any]:
             entry["unique"] = True
         if rules.aliases:
             entry["aliases"] = list(rules.aliases)
+        if rules.vocabulary:
+            entry["vocabulary"] = rules.vocabulary
         if rules.derived:
             entry["derived"] = rules.derived
     return entry
@@ -51,6 +53,7 @@ def relation_json(name: str, relation: RelationDef) -> dict[str, Any]:
     return {
         "name": name,
         "inverse": relation.inverse,
+        "aliases": list(relation.aliases),
         "from": relation.from_kind,
         "to": relation.to_kind,
         "cardinality": relation.cardinality,
@@ -125,6 +128,9 @@ class Rules(ValueRulesShape):
     required: bool | None = None
     unique: bool | None = None
     aliases: list[str] | None = None
+    vocabulary: Literal["iso3166", "iso4217"] | None = Field(
+        default=None, description="The standard codes the values are (for resolve)."
+    )
     derived: str | None = Field(default=None, description="The expression of a derived value.")
 
 
@@ -141,6 +147,7 @@ class KindEntry(Shape):
 class RelationEntry(Shape):
     name: str
     inverse: str | None
+    aliases: list[str] = Field(description="Words that also name the Relation (for resolve).")
     from_: str = Field(alias="from")
     to: str
     cardinality: str
