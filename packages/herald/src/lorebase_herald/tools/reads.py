@@ -113,7 +113,10 @@ def register(herald: Herald) -> None:
             int | None,
             Field(description="Token budget of the pack (at most herald.max_result_tokens).", ge=1),
         ] = None,
-        include_schema: Annotated[bool | None, Field(description="Add the schema section.")] = None,
+        include_schema: Annotated[
+            bool | Literal["compact"] | None,
+            Field(description='Add the schema section (true), only names and types ("compact").'),
+        ] = None,
         include_recent_changes: Annotated[
             bool | None, Field(description="Add the recent changes section.")
         ] = None,
