@@ -10,7 +10,7 @@ over HTTP, and the reads they make and the characters of the answers they read a
   queries of docs/query.md where it has them).
 - `resolve`: `POST /resolve` with the question's text, then `POST /query` with the first of its
   `suggestions` (as resolve wrote it), then, for the questions that need one, a follow-up read of
-  the first Record found (its history, or its depth-1 context pack in Markdown).
+  the first Record found (its history, or its Links along one Relation).
 
 A plan answered the question when every Record the answer needs (`Question.expected`) appears in
 what it read. Target: every question answered by the `resolve` plan in at most 3 reads and under
@@ -50,7 +50,7 @@ LIBRARY = ROOT / "tests" / "data" / "library"
 MAX_READS = 3
 MAX_CHARS = 4000
 
-FollowUp = Literal["none", "history", "context"]
+FollowUp = Literal["none", "history", "links"]
 Step = tuple[str, str, Any]
 """A read: method, path under /api/v1/domains/{domain}, JSON body (None for a GET)."""
 
@@ -64,6 +64,8 @@ class Question:
     """Refs (`Kind/key`), or words the answer must hold (a history's values), all of them."""
     hand: tuple[Step, ...]
     follow_up: FollowUp = "none"
+    relation: str | None = None
+    """The Relation of a `links` follow-up."""
 
 
 def _query(body: dict[str, Any]) -> Step:
@@ -129,7 +131,8 @@ QUESTIONS = (
                 }
             ),
         ),
-        follow_up="context",
+        follow_up="links",
+        relation="supplies",
     ),
     Question(
         "history-of-c-3013",
@@ -312,7 +315,9 @@ def hand_plan(client: httpx.Client, question: Question) -> Plan:
 def resolve_plan(client: httpx.Client, question: Question) -> Plan:
     def steps(plan: Plan) -> None:
         base = f"/api/v1/domains/{question.domain}"
-        resolved = plan.read(client.post(f"{base}/resolve", json={"text": question.text}))
+        resolved = plan.read(
+            client.post(f"{base}/resolve", json={"text": question.text, "coverage": False})
+        )
         suggestions = resolved.get("suggestions") or []
         if not suggestions:
             raise PlanFailed("resolve suggested no query")
@@ -327,8 +332,8 @@ def resolve_plan(client: httpx.Client, question: Question) -> Plan:
             path = f"{base}/kinds/{first['kind']}/records/{first['key']}/history?values=true"
             plan.read(client.get(path))
         else:
-            body = {"refs": [first["ref"]], "depth": 1, "format": "markdown"}
-            plan.read(client.post(f"{base}/context", json=body))
+            path = f"{base}/kinds/{first['kind']}/records/{first['key']}/links/{question.relation}"
+            plan.read(client.get(path))
 
     return run_plan(steps)
 
