@@ -178,6 +178,20 @@ async def test_history_lineage_explain_of_a_contract(mcp: Client) -> None:
         mcp, "lorebase_history", domain="supply", kind="Contract", key="C-3013", values=True
     )
     assert "[status: draft -> active]" in text
+    for attributes in (["risk_score"], "risk_score"):
+        text, answer = await call(
+            mcp,
+            "lorebase_history",
+            domain="supply",
+            key="Supplier/S-1001",
+            attributes=attributes,
+            values=True,
+        )
+        assert "[risk_score: 72 -> 90]" in text
+        assert [change["attributes"] for change in answer["result"]["changes"]] == [
+            ["risk_score"],
+            ["risk_score"],
+        ]
     text, answer = await call(
         mcp, "lorebase_lineage", domain="supply", kind="Supplier", key="S-1001"
     )

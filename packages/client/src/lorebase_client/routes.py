@@ -182,6 +182,7 @@ def history(
     limit: int | None,
     cursor: str | None,
     etag: str | None,
+    attributes: Sequence[str] | None = None,
 ) -> ApiRequest:
     return _get(
         record_path(domain, kind, key, "history"),
@@ -191,6 +192,7 @@ def history(
         values=values or None,
         limit=limit,
         cursor=cursor,
+        attributes=",".join(attributes) if attributes is not None else None,
     )
 
 

@@ -6,7 +6,7 @@ Revision, the one the answer names.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 
@@ -143,7 +143,14 @@ class Reader:
 
     # -- history -----------------------------------------------------------------------------
     def history(
-        self, kind: str, key: str, *, limit: int, cursor: str | None, with_values: bool
+        self,
+        kind: str,
+        key: str,
+        *,
+        limit: int,
+        cursor: str | None,
+        with_values: bool,
+        attributes: Sequence[str] | None = None,
     ) -> HistoryPage:
         return history_reads.history(
             self.connection,
@@ -153,6 +160,7 @@ class Reader:
             limit=limit,
             cursor=cursor,
             with_values=with_values,
+            attributes=attributes,
         )
 
     def lineage(self, kind: str, key: str, *, count_max: int) -> Lineage:
