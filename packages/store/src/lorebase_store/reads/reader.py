@@ -30,7 +30,7 @@ from lorebase_store.reads import records as reads
 from lorebase_store.reads.context_reads import SeedVersion
 from lorebase_store.reads.query import QueryResult, run_query
 from lorebase_store.reads.resolve_misses import ResolveMiss, read_misses
-from lorebase_store.reads.value_index import ValueIndex, value_index
+from lorebase_store.reads.value_index import ValueIndex, attribute_values, value_index
 from lorebase_store.results import (
     HistoryPage,
     Lineage,
@@ -223,6 +223,11 @@ class Reader:
         return context_reads.recent_changes(
             self.connection, self.view, records, limit=limit, since=since, authorize=self.authorize
         )
+
+    def attribute_values(self, kind: str, attribute: str, *, limit: int) -> list[tuple[str, int]]:
+        """The distinct values of one Attribute of a Kind with their Records, most frequent
+        first (`reads.value_index.attribute_values`)."""
+        return attribute_values(self.connection, self.view, kind, attribute, limit=limit)
 
     # -- statistics --------------------------------------------------------------------------
     def statistics(self) -> Statistics | None:
