@@ -122,6 +122,9 @@ async def test_an_empty_answer_echoes_its_scope_and_coverage(mcp: Client) -> Non
     assert "Part: 40 Records" in answer["notes"]
     assert "No Records matched in supply/main @ " in text
     assert "Part: 40 Records" in text
+    closest = "no Part has name containing 'bering'; 'bearing' is in the name of 4 Records"
+    assert closest in answer["notes"]
+    assert closest in text
 
 
 async def test_search_corrects_the_spelling(mcp: Client) -> None:
