@@ -20,11 +20,13 @@ from typing import Any
 from lorebase_core.errors import quoted
 from lorebase_core.query import Aggregate, And, Comparison, Or, Predicate, Query, RelationPredicate
 from lorebase_core.query.parse import ascii_lower
+from lorebase_core.resolve.text import similarity
 from lorebase_keeper.reading import Read
-from lorebase_store.search.text import MIN_TERM, trigram_similarity, trigrams
 
 CLOSEST = 2
 """Closest stored terms named per text filter."""
+MIN_WORD = 3
+"""Shorter words of a text filter get no closest terms (search corrects none either)."""
 TEXT_OPS = ("contains", "starts_with", "eq")
 _WORD = re.compile(r"[^\W_]+")
 _SYMBOLS = {"eq": "=", "ne": "!=", "lt": "<", "lte": "<=", "gt": ">", "gte": ">=", "in": "in"}
@@ -223,18 +225,16 @@ def _nearest(
     folded = ascii_lower(needle)
     found: dict[str, tuple[float, int, bool]] = {}
     if op == "eq":
-        own = trigrams(folded)
         for value, records in values.items():
-            similar = trigram_similarity(own, trigrams(ascii_lower(value)))
+            similar = similarity(folded, ascii_lower(value))
             if similar >= minimum and value != needle:
                 found[value] = (similar, records, True)
     vocabulary = sorted({word for value in lowered for word in _WORD.findall(value)})
     for word in dict.fromkeys(_WORD.findall(folded)):
-        if len(word) < MIN_TERM:
+        if len(word) < MIN_WORD:
             continue
-        own = trigrams(word)
         for term in vocabulary:
-            similar = trigram_similarity(own, trigrams(term))
+            similar = similarity(word, term)
             candidate = folded.replace(word, term)
             if term == word or similar < minimum or candidate in found:
                 continue
