@@ -68,6 +68,17 @@ async def test_a_record_its_links_history_and_lineage(async_admin: AsyncLorebase
         )
     ]
     assert changes == history["changes"]
+    narrowed = [
+        change
+        async for change in async_admin.iter_history(
+            "supply", "Contract", "C-3013", attributes=["status", "value"], page_size=1
+        )
+    ]
+    assert [change["attributes"] for change in narrowed] == [
+        ["status"],
+        ["value"],
+        ["status", "value"],
+    ]
     lineage = await async_admin.lineage("supply", "Supplier", "S-1001")
     assert lineage["attributes"]["risk_score"]["actor"] == "usr_editor"
 

@@ -122,6 +122,13 @@ def test_record_history_with_values_and_limit(env: Env) -> None:
     assert document["next_cursor"] is not None
 
 
+def test_record_history_of_one_attribute(env: Env) -> None:
+    args = ["record", "history", "Supplier", "S-1001", "--attribute", "risk_score", "--values"]
+    raised, created = _json(_run(args, env))["changes"]
+    assert (raised["before"], raised["after"]) == ({"risk_score": "72"}, {"risk_score": "90"})
+    assert created["attributes"] == ["risk_score"]
+
+
 def test_record_lineage_at_a_revision(env: Env, keeper: LiveKeeper) -> None:
     args = ["record", "lineage", "Supplier", "S-1001", "--at", keeper.supply_import]
     document = _json(_run(args, env))

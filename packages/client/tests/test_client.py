@@ -134,6 +134,15 @@ def test_history_with_values(admin: LorebaseClient) -> None:
     assert (raised["before"]["risk_score"], raised["after"]["risk_score"]) == ("72", "90")
 
 
+def test_history_narrowed_to_attributes(admin: LorebaseClient) -> None:
+    answer = admin.history("supply", "Supplier", "S-1001", values=True, attributes=["risk_score"])
+    raised, created = answer["changes"]
+    assert (raised["before"], raised["after"]) == ({"risk_score": "72"}, {"risk_score": "90"})
+    assert created["change"] == "created"
+    walked = admin.iter_history("supply", "Contract", "C-3013", attributes=["status"], page_size=1)
+    assert [change["attributes"] for change in walked] == [["status"], ["status"]]
+
+
 def test_lineage_says_where_each_value_came_from(admin: LorebaseClient) -> None:
     answer = admin.lineage("supply", "Supplier", "S-1001")
     risk = answer["attributes"]["risk_score"]

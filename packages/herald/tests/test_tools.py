@@ -123,6 +123,9 @@ async def test_an_empty_answer_echoes_its_scope_and_coverage(mcp: Client) -> Non
     assert "Part: 40 Records" in answer["notes"]
     assert "No Records matched in supply/main @ " in text
     assert "Part: 40 Records" in text
+    closest = "no Part has name containing 'bering'; 'bearing' is in the name of 4 Records"
+    assert closest in answer["notes"]
+    assert closest in text
 
 
 async def test_search_corrects_the_spelling(mcp: Client) -> None:
@@ -192,6 +195,20 @@ async def test_history_lineage_explain_of_a_contract(mcp: Client) -> None:
         mcp, "lorebase_history", domain="supply", kind="Contract", key="C-3013", values=True
     )
     assert "[status: draft -> active]" in text
+    for attributes in (["risk_score"], "risk_score"):
+        text, answer = await call(
+            mcp,
+            "lorebase_history",
+            domain="supply",
+            key="Supplier/S-1001",
+            attributes=attributes,
+            values=True,
+        )
+        assert "[risk_score: 72 -> 90]" in text
+        assert [change["attributes"] for change in answer["result"]["changes"]] == [
+            ["risk_score"],
+            ["risk_score"],
+        ]
     text, answer = await call(
         mcp, "lorebase_lineage", domain="supply", kind="Supplier", key="S-1001"
     )

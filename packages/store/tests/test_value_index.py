@@ -55,6 +55,17 @@ def test_the_index_is_kept_per_revision(supply: Store) -> None:
     assert index_of(supply, at=before.revision) is before
 
 
+def test_attribute_values_count_records_most_frequent_first(supply: Store) -> None:
+    with supply.reader("supply") as reader:
+        countries = reader.attribute_values("Supplier", "country", limit=100)
+        assert countries[0][1] >= countries[-1][1]
+        assert ("PL", 3) in countries
+        assert sum(records for _, records in countries) == 30
+        assert len(reader.attribute_values("Supplier", "country", limit=2)) == 2
+        names = dict(reader.attribute_values("Part", "name", limit=1000))
+        assert names["Tapered roller bearing 30205"] == 1
+
+
 def test_the_cache_is_bounded(supply: Store) -> None:
     index_of(supply)
     assert 0 < len(index_module._kept) <= index_module.KEPT

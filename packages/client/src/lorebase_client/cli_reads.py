@@ -378,6 +378,13 @@ def record_links(
 @click.argument("key")
 @click.option("--values", is_flag=True, help="Add the values before and after each change.")
 @click.option(
+    "--attribute",
+    "attributes",
+    multiple=True,
+    metavar="NAME",
+    help="Only the changes of this Attribute, with its values only (repeat).",
+)
+@click.option(
     "--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Changes per page."
 )
 @click.option("--cursor", default=None, metavar="CURSOR", help="next_cursor of the previous page.")
@@ -386,6 +393,7 @@ def record_history(
     kind: str,
     key: str,
     values: bool,
+    attributes: tuple[str, ...],
     limit: int | None,
     cursor: str | None,
     domain: str,
@@ -399,7 +407,15 @@ def record_history(
         url,
         api_key,
         lambda client: client.history(
-            domain, kind, key, branch=branch, at=at, values=values, limit=limit, cursor=cursor
+            domain,
+            kind,
+            key,
+            branch=branch,
+            at=at,
+            values=values,
+            limit=limit,
+            cursor=cursor,
+            attributes=list(attributes) or None,
         ),
     )
 

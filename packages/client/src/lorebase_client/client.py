@@ -297,11 +297,13 @@ class LorebaseClient:
         limit: int | None = None,
         cursor: str | None = None,
         etag: str | None = None,
+        attributes: Sequence[str] | None = None,
     ) -> Answer:
         """One page of the changes of a Record on the branch, newest first (`changes`).
 
-        `values` adds the values before and after each change. Needs a grant not narrowed to
-        Kinds (`HistoryForbidden` otherwise).
+        `values` adds the values before and after each change; `attributes` keeps only the
+        changes of those Attributes, each naming only them (and their values only). Needs a
+        grant not narrowed to Kinds (`HistoryForbidden` otherwise).
         """
         request = routes.history(
             domain,
@@ -313,6 +315,7 @@ class LorebaseClient:
             limit=limit,
             cursor=cursor,
             etag=etag,
+            attributes=attributes,
         )
         return self._json(request)
 
@@ -326,6 +329,7 @@ class LorebaseClient:
         at: str | None = None,
         values: bool = False,
         page_size: int | None = None,
+        attributes: Sequence[str] | None = None,
     ) -> Iterator[dict[str, Any]]:
         """Every change of a Record, newest first, all pages read at one Revision."""
         request = routes.history(
@@ -338,6 +342,7 @@ class LorebaseClient:
             limit=page_size,
             cursor=None,
             etag=None,
+            attributes=attributes,
         )
         return self._items(request, "changes")
 

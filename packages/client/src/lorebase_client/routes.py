@@ -200,6 +200,7 @@ def history(
     limit: int | None,
     cursor: str | None,
     etag: str | None,
+    attributes: Sequence[str] | None = None,
 ) -> ApiRequest:
     return _get(
         record_path(domain, kind, key, "history"),
@@ -209,6 +210,7 @@ def history(
         values=values or None,
         limit=limit,
         cursor=cursor,
+        attributes=",".join(attributes) if attributes is not None else None,
     )
 
 

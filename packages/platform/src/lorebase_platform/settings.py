@@ -372,6 +372,19 @@ class QuerySettings(PageSettings):
     max_metrics: int = Field(
         default=32, ge=1, description="Metrics of one aggregate (each is a column of its SQL)."
     )
+    explain_empty_max_checks: int = Field(
+        default=8,
+        ge=0,
+        description="Statements an empty answer may run to say why (each filter checked alone, "
+        "the stored values near a text filter, a Relation's Links); the rest is skipped and "
+        "said. 0 turns the checks off.",
+    )
+    explain_empty_max_values: int = Field(
+        default=5000,
+        ge=1,
+        description="Distinct values of an Attribute read to find the terms closest to a text "
+        "filter that matched nothing (the most frequent first).",
+    )
 
 
 class TraverseSettings(_Section):

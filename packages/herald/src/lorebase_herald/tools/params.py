@@ -83,3 +83,20 @@ def record_of(kind: str | None, key: str) -> tuple[str, str]:
     if key.startswith(f"{kind}/"):
         return kind, key[len(kind) + 1 :]
     return kind, key
+
+
+def _names_of_text(value: Any) -> Any:
+    """A list argument sent as text ("risk_score" or "status, value"), as small models do."""
+    if isinstance(value, str):
+        return [name.strip() for name in value.split(",") if name.strip()] or None
+    return value
+
+
+Attributes = Annotated[
+    list[str] | None,
+    BeforeValidator(_names_of_text),
+    Field(
+        description="Only the changes of these Attributes, each with only their values, "
+        "e.g. ['risk_score']."
+    ),
+]

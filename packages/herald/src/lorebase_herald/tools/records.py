@@ -11,7 +11,17 @@ from pydantic import Field
 from lorebase_client import AsyncLorebaseClient
 from lorebase_herald.markdown import link_line, pairs, short, value, where
 from lorebase_herald.tools.hints import READ, Answered
-from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Key, Kind, Limit, record_of
+from lorebase_herald.tools.params import (
+    At,
+    Attributes,
+    Branch,
+    Cursor,
+    Domain,
+    Key,
+    Kind,
+    Limit,
+    record_of,
+)
 from lorebase_herald.tools.shaping import rendered, shaped
 
 if TYPE_CHECKING:
@@ -31,8 +41,10 @@ Example: {"domain": "supply", "kind": "Supplier", "key": "S-1001", "relation": "
 HISTORY = """\
 The changes of one Record, newest first: Revision, author, time, message, origin (import,
 Operation, merge) and the Attributes changed (values=true adds them). Use it for "what changed
-and when"; lorebase_lineage answers where each current value came from.
-Example: {"domain": "supply", "kind": "Contract", "key": "C-3013"}"""
+and when"; attributes narrows it to some Attributes ("what was the risk score before": one
+small read); lorebase_lineage answers where each current value came from.
+Example: {"domain": "supply", "kind": "Supplier", "key": "S-1001", "attributes": ["risk_score"],
+"values": true}"""
 
 LINEAGE = """\
 Where each current value of a Record came from: the Revision that set it, its actor, time,
@@ -112,6 +124,7 @@ def register(herald: Herald) -> None:
         key: Key,
         kind: Kind = None,
         values: Annotated[bool, Field(description="Add the values each change set.")] = False,
+        attributes: Attributes = None,
         limit: Limit = None,
         cursor: Cursor = None,
         branch: Branch = None,
@@ -128,6 +141,7 @@ def register(herald: Herald) -> None:
                 values=values,
                 limit=limit,
                 cursor=cursor,
+                attributes=attributes,
             )
             return shaped(
                 herald.budget,

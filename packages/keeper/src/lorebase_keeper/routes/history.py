@@ -6,10 +6,22 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
 
+from lorebase_core.access import ReadScope
+from lorebase_core.errors import InvalidInput, Issue, quoted
+from lorebase_core.schema import KindDef
+from lorebase_core.suggestions import hint
 from lorebase_keeper.explanation import explain_json, explain_markdown
 from lorebase_keeper.reading import domain_read, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES, markdown_answer, read_answer
-from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, FORMAT, LIMIT
+from lorebase_keeper.routes.parameters import (
+    AT,
+    ATTRIBUTES,
+    BRANCH,
+    CURSOR,
+    FORMAT,
+    LIMIT,
+    listed_names,
+)
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import lineage_json
 from lorebase_keeper.shapes.history import ExplainAnswer, HistoryPage, LineageAnswer
@@ -38,6 +50,7 @@ def record_history(
     values: bool = Query(False, description="Add the values before and after each change."),
     limit: LIMIT = None,
     cursor: CURSOR = None,
+    attributes: ATTRIBUTES = None,
 ) -> Response:
     # the next pages are read where the first one was, however far the branch moved since
     pinned = cursor_revision(cursor) if cursor else None
@@ -45,19 +58,27 @@ def record_history(
         kind_def = read.scope.kind(read.reader.schema, kind)
         read.require_history()
         size = page_limit(limit, read.keeper.settings.read.history)
+        narrowed = _narrowed(read.scope, kind, kind_def, listed_names(attributes))
+        rules = (
+            kind_def.attributes
+            if narrowed is None
+            else {name: kind_def.attributes[name] for name in narrowed}
+        )
 
         def compute(_etag: str) -> dict[str, Any]:
-            page = read.reader.history(kind, key, limit=size, cursor=cursor, with_values=values)
+            page = read.reader.history(
+                kind, key, limit=size, cursor=cursor, with_values=values, attributes=narrowed
+            )
             changes = []
             for entry in page.entries:
                 document = entry.to_json(with_values=values)
                 document["attributes"] = read.scope.changed_names(
-                    kind_def.attributes, document["attributes"], document["change"]
+                    rules, document["attributes"], document["change"]
                 )
                 if values:
                     for side in ("before", "after"):
                         if document[side] is not None:
-                            document[side] = read.scope.mask(kind_def.attributes, document[side])
+                            document[side] = read.scope.mask(rules, document[side])
                 changes.append(document)
             return {
                 **read.stamp(),
@@ -67,6 +88,31 @@ def record_history(
             }
 
         return read.answer(request, compute)
+
+
+def _narrowed(
+    scope: ReadScope, kind_name: str, kind: KindDef, names: list[str] | None
+) -> list[str] | None:
+    """The Attributes a history is narrowed to: each one of the Kind whose values the caller
+    may read (422 for an unknown one, 403 for one it may not read, as a query's filter)."""
+    if names is None:
+        return None
+    unknown = [name for name in names if name not in kind.attributes]
+    if unknown or not names:
+        known = ", ".join(kind.attributes)
+        issues = [
+            Issue(
+                "attributes",
+                f"{kind_name} has no Attribute {quoted(name)}"
+                f"{hint(name, kind.attributes, 'Attributes', listed=0)}; use one of {known}",
+                "unknown-attribute",
+            )
+            for name in unknown
+        ] or [Issue("attributes", f"expected Attribute names of {kind_name}", "empty")]
+        raise InvalidInput(f"attributes must name Attributes of {kind_name}", issues)
+    for name in names:
+        scope.require_value_readable(kind_name, name, kind.attributes[name])
+    return names
 
 
 @router.get(

@@ -20,3 +20,19 @@ CURSOR = Annotated[str | None, Query(description="next_cursor of the previous pa
 FORMAT = Annotated[
     str, Query(pattern="^(json|markdown)$", description="json, or markdown for a prompt.")
 ]
+ATTRIBUTES = Annotated[
+    list[str] | None,
+    Query(
+        description="Only these Attributes: comma-separated, the parameter may be repeated "
+        "(attributes=risk_score,tier or attributes=risk_score&attributes=tier)."
+    ),
+]
+
+
+def listed_names(values: list[str] | None) -> list[str] | None:
+    """The names of a list parameter, commas split, blanks dropped, first spelling kept
+    (None when the parameter is absent)."""
+    if values is None:
+        return None
+    names = (name.strip() for value in values for name in value.split(","))
+    return list(dict.fromkeys(name for name in names if name))

@@ -10,6 +10,7 @@ from lorebase_core.graph_requests import parse_neighborhood, parse_traverse
 from lorebase_core.query import Query, decode_cursor, encode_cursor, parse_query
 from lorebase_keeper.bodies import branch_and_at, json_object
 from lorebase_keeper.coverage import query_coverage
+from lorebase_keeper.empty_answers import explain_empty
 from lorebase_keeper.reading import Read, domain_read
 from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer, request_body
 from lorebase_keeper.segments import SegmentRoute
@@ -77,7 +78,12 @@ def _query_answer(request: Request, read: Read, query: Query, offset: int, body:
             else None
         )
         if query.coverage is not False:
-            answer["coverage"] = query_coverage(read, query)
+            coverage = query_coverage(read, query)
+            if offset == 0 and query.aggregate is None and not result.records:
+                # only an empty first page pays for saying why (docs/query.md)
+                notes, coverage["empty"] = explain_empty(read, query)
+                coverage["notes"].extend(notes)
+            answer["coverage"] = coverage
         return answer
 
     return read.answer(request, compute, body=body)

@@ -100,6 +100,34 @@ class UnknownPhrase(Shape):
     reason: str
 
 
+class ClosestTerm(Shape):
+    """A stored term near a text filter that matched nothing."""
+
+    term: str
+    records: int = Field(description="Records whose value holds it.")
+
+
+class FilterCheck(Shape):
+    """One filter of an empty answer's where, counted alone."""
+
+    path: str = Field(description="Where the filter is in the request, e.g. where.and[0].")
+    filter: dict[str, Any] = Field(description="The filter as checked, in canonical form.")
+    records: int = Field(description="Records of the queried Kinds it matches on its own.")
+    closest: list[ClosestTerm] | None = Field(
+        default=None, description="A text filter matching nothing: the nearest stored terms."
+    )
+
+
+class EmptyAnswer(Shape):
+    """Why a query answered no Records (its first page only)."""
+
+    filters: list[FilterCheck]
+    combination: bool = Field(
+        description="Every filter matches some Records alone: their combination matches none."
+    )
+    skipped: int = Field(description="Checks not run past read.query.explain_empty_max_checks.")
+
+
 class Coverage(Shape):
     """How much of the data a filter could see (docs/query.md)."""
 
@@ -109,6 +137,9 @@ class Coverage(Shape):
     notes: list[str]
     omitted: str | None = Field(default=None, description="Why no statistics are given.")
     unknown: list[UnknownPhrase] | None = Field(default=None, description="POST /resolve only.")
+    empty: EmptyAnswer | None = Field(
+        default=None, description="POST /query without Records: why (docs/query.md)."
+    )
 
 
 class QueryRecord(Shape):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -66,9 +66,15 @@ def _changed(before: dict[str, Any] | None, after: dict[str, Any]) -> list[str]:
     return sorted(name for name in set(before) | set(after) if before.get(name) != after.get(name))
 
 
-def encode_cursor(ref: str, position: int, revision: str | None) -> str:
-    """A history cursor: the Record it pages, the position and the Revision the pages read."""
-    document = json.dumps({"p": position, "r": ref, "v": revision}, separators=(",", ":"))
+def encode_cursor(
+    ref: str, position: int, revision: str | None, attributes: Sequence[str] | None = None
+) -> str:
+    """A history cursor: the Record it pages, the position, the Revision the pages read and
+    the Attributes the history is narrowed to (a position counts only their changes)."""
+    found: dict[str, Any] = {"p": position, "r": ref, "v": revision}
+    if attributes is not None:
+        found["a"] = sorted(attributes)
+    document = json.dumps(found, separators=(",", ":"))
     return base64.urlsafe_b64encode(document.encode()).decode().rstrip("=")
 
 
@@ -89,7 +95,13 @@ def cursor_revision(cursor: str) -> str | None:
     return revision if isinstance(revision, str) else None
 
 
-def decode_cursor(ref: str, cursor: str, size: int, revision: str | None) -> int:
+def decode_cursor(
+    ref: str,
+    cursor: str,
+    size: int,
+    revision: str | None,
+    attributes: Sequence[str] | None = None,
+) -> int:
     """The position a history cursor of Record `ref` continues at (it has `size` versions)."""
     document = _cursor_document(cursor)
     position, owner = document.get("p"), document.get("r")
@@ -97,6 +109,12 @@ def decode_cursor(ref: str, cursor: str, size: int, revision: str | None) -> int
         raise BadCursor(f"this cursor pages the history of {quoted(owner)}, not of {quoted(ref)}")
     if document.get("v") != revision:
         raise BadCursor("this cursor pages the history as of another Revision; read it there")
+    narrowed = sorted(attributes) if attributes is not None else None
+    if document.get("a") != narrowed:
+        raise BadCursor(
+            "this cursor pages the history narrowed to other Attributes; "
+            "pass the attributes of the first page"
+        )
     if type(position) is not int or not 0 < position < size:
         raise BadCursor(f"cursor {quoted(cursor)} is not one this server issued")
     return position
@@ -111,35 +129,62 @@ def history(
     limit: int,
     cursor: str | None = None,
     with_values: bool = False,
+    attributes: Sequence[str] | None = None,
 ) -> HistoryPage:
-    """The changes of one Record, newest first; a deleted Record keeps its history."""
+    """The changes of one Record, newest first; a deleted Record keeps its history.
+
+    `attributes` narrows it to the changes that changed one of them (a creation that set one,
+    a deletion of a Record that held one), each naming only those, and their values only.
+    """
     versions = _versions(connection, view, kind, key)
     if not versions:
         raise RecordNotFound(
             f"{kind}/{shortened(key)} has no history on branch {quoted(view.branch.name)}"
         )
     ref = f"{kind}/{key}"
-    start = decode_cursor(ref, cursor, len(versions), view.revision) if cursor else 0
-    page = versions[start : start + limit]
-    revisions = revisions_by_pk(connection, [row["revision_pk"] for row in page])
-    entries = []
-    for offset, row in enumerate(page):
-        older = versions[start + offset + 1] if start + offset + 1 < len(versions) else None
+    changes = _changes(versions, attributes)
+    start = decode_cursor(ref, cursor, len(changes), view.revision, attributes) if cursor else 0
+    page = changes[start : start + limit]
+    revisions = revisions_by_pk(connection, [row["revision_pk"] for row, *_ in page])
+    entries = [
+        HistoryEntry(
+            revisions[row["revision_pk"]],
+            change,
+            changed,
+            before if with_values else None,
+            after if with_values else None,
+        )
+        for row, change, changed, before, after in page
+    ]
+    more = start + limit < len(changes)
+    next_cursor = encode_cursor(ref, start + limit, view.revision, attributes) if more else None
+    return HistoryPage(entries, next_cursor)
+
+
+_Change = tuple[dict[str, Any], str, list[str], dict[str, Any] | None, dict[str, Any] | None]
+
+
+def _changes(versions: list[dict[str, Any]], attributes: Sequence[str] | None) -> list[_Change]:
+    """Each version with its change, the Attributes it changed and the values around it."""
+    narrowed = None if attributes is None else frozenset(attributes)
+    found: list[_Change] = []
+    for index, row in enumerate(versions):
+        older = versions[index + 1] if index + 1 < len(versions) else None
         before = dict(older["values_json"]) if older is not None and not older["deleted"] else None
         after = None if row["deleted"] else dict(row["values_json"])
         change = "deleted" if row["deleted"] else "created" if before is None else "updated"
-        attributes = _changed(before, after or {})
-        entries.append(
-            HistoryEntry(
-                revisions[row["revision_pk"]],
-                change,
-                attributes,
-                before if with_values else None,
-                after if with_values else None,
-            )
-        )
-    more = start + limit < len(versions)
-    return HistoryPage(entries, encode_cursor(ref, start + limit, view.revision) if more else None)
+        changed = _changed(before, after or {})
+        if narrowed is not None:
+            changed = [name for name in changed if name in narrowed]
+            if not changed:
+                continue
+            before, after = _only(before, narrowed), _only(after, narrowed)
+        found.append((row, change, changed, before, after))
+    return found
+
+
+def _only(values: dict[str, Any] | None, names: frozenset[str]) -> dict[str, Any] | None:
+    return None if values is None else {name: values[name] for name in values if name in names}
 
 
 def lineage(

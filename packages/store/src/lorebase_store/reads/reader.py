@@ -6,7 +6,7 @@ Revision, the one the answer names.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import cached_property
 
@@ -30,7 +30,7 @@ from lorebase_store.reads import records as reads
 from lorebase_store.reads.context_reads import SeedVersion
 from lorebase_store.reads.query import QueryResult, run_query
 from lorebase_store.reads.resolve_misses import ResolveMiss, read_misses
-from lorebase_store.reads.value_index import ValueIndex, value_index
+from lorebase_store.reads.value_index import ValueIndex, attribute_values, value_index
 from lorebase_store.results import (
     HistoryPage,
     Lineage,
@@ -143,7 +143,14 @@ class Reader:
 
     # -- history -----------------------------------------------------------------------------
     def history(
-        self, kind: str, key: str, *, limit: int, cursor: str | None, with_values: bool
+        self,
+        kind: str,
+        key: str,
+        *,
+        limit: int,
+        cursor: str | None,
+        with_values: bool,
+        attributes: Sequence[str] | None = None,
     ) -> HistoryPage:
         return history_reads.history(
             self.connection,
@@ -153,6 +160,7 @@ class Reader:
             limit=limit,
             cursor=cursor,
             with_values=with_values,
+            attributes=attributes,
         )
 
     def lineage(self, kind: str, key: str, *, count_max: int) -> Lineage:
@@ -215,6 +223,11 @@ class Reader:
         return context_reads.recent_changes(
             self.connection, self.view, records, limit=limit, since=since, authorize=self.authorize
         )
+
+    def attribute_values(self, kind: str, attribute: str, *, limit: int) -> list[tuple[str, int]]:
+        """The distinct values of one Attribute of a Kind with their Records, most frequent
+        first (`reads.value_index.attribute_values`)."""
+        return attribute_values(self.connection, self.view, kind, attribute, limit=limit)
 
     # -- statistics --------------------------------------------------------------------------
     def statistics(self) -> Statistics | None:

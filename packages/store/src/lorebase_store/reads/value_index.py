@@ -148,3 +148,25 @@ def count_values(
                 values.setdefault(declared, 0)
             counts[(kind_name, name)] = values
     return counts
+
+
+def attribute_values(
+    connection: sa.Connection, view: View, kind: str, attribute: str, *, limit: int
+) -> list[tuple[str, int]]:
+    """The distinct values of one Attribute of a Kind at the view, each with the number of
+    Records holding it: the most frequent first, then by value, at most `limit` (no cache).
+
+    The caller decides whether the values may be read (Keeper's empty-answer notes ask for
+    readable, not sensitive, text Attributes only).
+    """
+    rows_q = visible_rows(t.records, view.segments, RECORD_IDENTITY, _of_kind(kind))
+    value = rows_q.c.values_json[attribute].as_string()
+    records = sa.func.count()
+    statement = (
+        sa.select(value.label("value"), records.label("records"))
+        .where(rows_q.c.deleted.is_(False), value.is_not(None))
+        .group_by(value)
+        .order_by(records.desc(), value)
+        .limit(limit)
+    )
+    return [(str(row.value), int(row.records)) for row in connection.execute(statement)]
