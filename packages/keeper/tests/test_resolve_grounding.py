@@ -172,7 +172,9 @@ async def test_currency_words_of_the_library(library_http: httpx.AsyncClient) ->
     assert kronor["why"].startswith("an ISO 4217 currency code: 'Swedish kronor' is a name of")
 
 
-async def test_the_schema_shows_relation_aliases_and_vocabularies(library_http: httpx.AsyncClient) -> None:
+async def test_the_schema_shows_relation_aliases_and_vocabularies(
+    library_http: httpx.AsyncClient,
+) -> None:
     response = await library_http.get("/api/v1/domains/library/schema")
     assert response.status_code == 200, response.text
     written_by = next(r for r in response.json()["relations"] if r["name"] == "written_by")
