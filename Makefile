@@ -35,13 +35,14 @@ pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 
 test: install lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
 
-bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald
+bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads
 	$(RUN) python bench/store/run.py
 	$(RUN) python bench/reads/run.py
 	$(RUN) python bench/context/run.py
 	$(RUN) python bench/writes/run.py
 	$(RUN) python bench/trace/run.py
 	$(RUN) python bench/herald/run.py
+	$(RUN) python bench/agent_reads/run.py
 
 security: install ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
 	$(RUN) python scripts/security.py

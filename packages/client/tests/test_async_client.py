@@ -31,6 +31,14 @@ async def test_schema_and_records(async_admin: AsyncLorebaseClient, keeper: Live
     assert [record["key"] for record in page["records"]] == ["PL-01", "PL-02"]
 
 
+async def test_schema_compact_and_markdown(async_admin: AsyncLorebaseClient) -> None:
+    compact = await async_admin.schema("supply", format="compact", kinds=["Supplier"])
+    assert [kind["name"] for kind in compact["kinds"]] == ["Supplier"]
+    assert compact["relations"] == []
+    text = await async_admin.schema("supply", format="markdown", kinds=["Part", "Plant"])
+    assert "- stocked_at: Part -> Plant; inverse stocks; many_to_many" in str(text)
+
+
 async def test_iter_records_follows_next_cursor(async_admin: AsyncLorebaseClient) -> None:
     keys = [
         record["key"] async for record in async_admin.iter_records("supply", "Part", page_size=9)

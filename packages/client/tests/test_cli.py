@@ -70,6 +70,13 @@ def test_schema(env: Env, keeper: LiveKeeper) -> None:
     assert "Supplier" in [kind["name"] for kind in document["kinds"]]
 
 
+def test_schema_compact_and_markdown(env: Env) -> None:
+    compact = _json(_run(["schema", "--format", "compact", "--kinds", "Part,Supplier"], env))
+    assert [relation["name"] for relation in compact["relations"]] == ["supplied_by"]
+    text = _run(["schema", "--format", "markdown"], env).stdout
+    assert text.startswith("# Schema: supply/main\n")
+
+
 def test_schema_at_and_domain_options_win_over_the_environment(
     env: Env, keeper: LiveKeeper
 ) -> None:

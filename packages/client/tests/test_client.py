@@ -56,6 +56,17 @@ def test_schema_holds_only_what_the_caller_may_read(
     assert [kind["name"] for kind in viewer.schema("supply")["kinds"]] == ["Supplier"]
 
 
+def test_schema_compact_markdown_and_kinds(admin: LorebaseClient) -> None:
+    compact = admin.schema("supply", format="compact", kinds=["Part", "Supplier"])
+    assert [kind["name"] for kind in compact["kinds"]] == ["Part", "Supplier"]
+    assert [relation["name"] for relation in compact["relations"]] == ["supplied_by"]
+    text = admin.schema("supply", format="markdown")
+    assert isinstance(text, Text)
+    assert str(text).index("## Relations") < str(text).index("## Kinds")
+    again = admin.schema("supply", format="compact", kinds=["Part", "Supplier"], etag=compact.etag)
+    assert again.not_modified
+
+
 def test_schema_at_a_tag(admin: LorebaseClient, keeper: LiveKeeper) -> None:
     answer = admin.schema("supply", at="import/2026-10-01")
     assert answer.revision == keeper.supply_import

@@ -136,3 +136,28 @@ def test_lens_kinds_limit_query_seeds(supply: Schema) -> None:
     assert parsed.query is not None
     assert parsed.query.kinds == ()
     assert parsed.query.limit == 20
+
+
+@pytest.mark.parametrize(
+    ("include_schema", "sections", "detail"),
+    [
+        pytest.param(None, {"schema", "recent_changes", "lineage"}, "described", id="default"),
+        pytest.param(True, {"schema", "recent_changes", "lineage"}, "described", id="true"),
+        pytest.param("compact", {"schema", "recent_changes", "lineage"}, "compact", id="compact"),
+        pytest.param(False, {"recent_changes", "lineage"}, "described", id="false"),
+    ],
+)
+def test_include_schema_true_compact_or_false(
+    supply: Schema, include_schema: object, sections: set[str], detail: str
+) -> None:
+    body = {"refs": ["Supplier/S-1007"], "include_schema": include_schema}
+    parsed = parse_context(body, supply, EVERYTHING, LIMITS)
+    assert (parsed.sections, parsed.schema_detail) == (frozenset(sections), detail)
+    if include_schema is False:
+        assert parsed.omitted == (("schema", "request"),)
+
+
+def test_include_schema_compact_wins_over_a_lens(supply: Schema) -> None:
+    parsed = parse_context({**LENS, "include_schema": "compact"}, supply, EVERYTHING, LIMITS)
+    assert "schema" in parsed.sections
+    assert parsed.schema_detail == "compact"

@@ -204,7 +204,7 @@ def test_the_library_question_grounds_written_by(library_schema: Schema) -> None
     assert found[("Author", "wrote")].matched == "written by"
     alias = relations(run(library_schema, "the author of Pippi", LIBRARY_INDEXED))
     assert alias[("Book", "written_by")].level == "synonym"
-    # "borrowed" is a value alias of Loan.status (out); "borrow" is the Relation by its stem
+    # "borrow" is the Relation borrowed_by by its stem
     lent = relations(run(library_schema, "members who borrow novels", LIBRARY_INDEXED))
     assert {(c.level, c.matched) for c in lent.values()} == {("stem", "borrow")}
     assert set(lent) == {("Loan", "borrowed_by"), ("Member", "borrowings")}

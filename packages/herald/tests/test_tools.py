@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -137,6 +138,19 @@ async def test_resolve_grounds_words_and_names_what_it_could_not(mcp: Client) ->
     assert "-> kind" in text
     assert "unmatched:" in text
     assert any(item["target"] == "kind" for item in answer["result"]["candidates"])
+
+
+async def test_resolve_suggests_a_query_to_run_as_is(mcp: Client) -> None:
+    text, answer = await call(
+        mcp, "lorebase_resolve", domain="supply", text="Which parts have a single supplier?"
+    )
+    assert "-> count" in text
+    line = next(line for line in text.splitlines() if line.startswith('- {"kind"'))
+    arguments = json.loads(line[2 : line.index(" (score")])
+    assert arguments == answer["result"]["suggestions"][0]["query"]
+    _, parts = await call(mcp, "lorebase_query", domain="supply", **arguments)
+    keys = {record["key"] for record in parts["result"]["records"]}
+    assert keys == {"P-10007", "P-10019", "P-10033"}
 
 
 async def test_context_pack_in_markdown_within_the_budget(herald: Herald, mcp: Client) -> None:

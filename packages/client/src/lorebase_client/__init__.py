@@ -30,6 +30,7 @@ from lorebase_client.routes import (
     ConflictStatus,
     ExplainFormat,
     ProposalStatus,
+    SchemaFormat,
     Verdict,
 )
 
@@ -48,6 +49,7 @@ __all__ = [
     "InvalidPathSegment",
     "LorebaseClient",
     "ProposalStatus",
+    "SchemaFormat",
     "Text",
     "TraceMode",
     "UnexpectedAnswer",

@@ -33,6 +33,7 @@ from lorebase_client.routes import (
     ConflictStatus,
     ExplainFormat,
     ProposalStatus,
+    SchemaFormat,
     Verdict,
 )
 from lorebase_client.trace_calls import AsyncTraceCalls
@@ -140,16 +141,50 @@ class AsyncLorebaseClient:
 
     # -- schema, Records, Links ---------------------------------------------------------------
 
+    @overload
     async def schema(
         self,
         domain: str,
         *,
         branch: str | None = None,
         at: str | None = None,
+        format: Literal["json", "compact"] = "json",
+        kinds: Sequence[str] | None = None,
         etag: str | None = None,
-    ) -> Answer:
-        """The schema of a Domain, as far as the caller may read it."""
-        return await self._json(routes.schema(domain, branch=branch, at=at, etag=etag))
+    ) -> Answer: ...
+
+    @overload
+    async def schema(
+        self,
+        domain: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: Literal["markdown"],
+        kinds: Sequence[str] | None = None,
+        etag: str | None = None,
+    ) -> Text: ...
+
+    async def schema(
+        self,
+        domain: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: SchemaFormat = "json",
+        kinds: Sequence[str] | None = None,
+        etag: str | None = None,
+    ) -> Answer | Text:
+        """The schema of a Domain, as far as the caller may read it.
+
+        `format="compact"` answers names, keys and types only (Relations first), `"markdown"`
+        the same as text for a prompt (a `Text`); `kinds` narrows it to those Kinds and the
+        Relations between them.
+        """
+        request = routes.schema(domain, branch=branch, at=at, etag=etag, format=format, kinds=kinds)
+        if request.expect == "markdown":
+            return text_answer(await self._send(request))
+        return await self._json(request)
 
     async def records(
         self,
@@ -470,7 +505,7 @@ class AsyncLorebaseClient:
         relations: Sequence[str] | None = None,
         depth: int | None = None,
         budget_tokens: int | None = None,
-        include_schema: bool | None = None,
+        include_schema: bool | Literal["compact"] | None = None,
         include_recent_changes: bool | None = None,
         include_lineage: bool | None = None,
         since: str | None = None,
@@ -492,7 +527,7 @@ class AsyncLorebaseClient:
         relations: Sequence[str] | None = None,
         depth: int | None = None,
         budget_tokens: int | None = None,
-        include_schema: bool | None = None,
+        include_schema: bool | Literal["compact"] | None = None,
         include_recent_changes: bool | None = None,
         include_lineage: bool | None = None,
         since: str | None = None,
@@ -514,7 +549,7 @@ class AsyncLorebaseClient:
         relations: Sequence[str] | None = None,
         depth: int | None = None,
         budget_tokens: int | None = None,
-        include_schema: bool | None = None,
+        include_schema: bool | Literal["compact"] | None = None,
         include_recent_changes: bool | None = None,
         include_lineage: bool | None = None,
         since: str | None = None,
@@ -535,7 +570,7 @@ class AsyncLorebaseClient:
         relations: Sequence[str] | None = None,
         depth: int | None = None,
         budget_tokens: int | None = None,
-        include_schema: bool | None = None,
+        include_schema: bool | Literal["compact"] | None = None,
         include_recent_changes: bool | None = None,
         include_lineage: bool | None = None,
         since: str | None = None,

@@ -245,12 +245,39 @@ def json_object(text: str, what: str) -> dict[str, Any]:
 
 
 @click.command("schema")
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["json", "compact", "markdown"]),
+    default="json",
+    metavar="FORMAT",
+    help="json (default); compact: names, keys, types, Relations first; markdown: for a prompt.",
+)
+@click.option(
+    "--kinds", default=None, metavar="K1,K2", help="Only these Kinds and the Relations between."
+)
 @read_options
 def schema_command(
-    domain: str, branch: str | None, at: str | None, url: str | None, api_key: str | None
+    form: str,
+    kinds: str | None,
+    domain: str,
+    branch: str | None,
+    at: str | None,
+    url: str | None,
+    api_key: str | None,
 ) -> None:
     """Print the schema of a Domain, as far as the API key may read it."""
-    run_read(url, api_key, lambda client: client.schema(domain, branch=branch, at=at))
+    names = None if kinds is None else kinds.split(",")
+
+    def read(client: LorebaseClient) -> Answer | Text:
+        if form == "markdown":
+            return client.schema(domain, branch=branch, at=at, format="markdown", kinds=names)
+        lean = form == "compact"
+        return client.schema(
+            domain, branch=branch, at=at, format="compact" if lean else "json", kinds=names
+        )
+
+    run_read(url, api_key, read)
 
 
 # -- record -----------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from lorebase_client.routes import (
     ConflictStatus,
     ExplainFormat,
     ProposalStatus,
+    SchemaFormat,
     Verdict,
 )
 from lorebase_client.trace_calls import TraceCalls
@@ -135,16 +136,50 @@ class LorebaseClient:
 
     # -- schema, Records, Links ---------------------------------------------------------------
 
+    @overload
     def schema(
         self,
         domain: str,
         *,
         branch: str | None = None,
         at: str | None = None,
+        format: Literal["json", "compact"] = "json",
+        kinds: Sequence[str] | None = None,
         etag: str | None = None,
-    ) -> Answer:
-        """The schema of a Domain, as far as the caller may read it."""
-        return self._json(routes.schema(domain, branch=branch, at=at, etag=etag))
+    ) -> Answer: ...
+
+    @overload
+    def schema(
+        self,
+        domain: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: Literal["markdown"],
+        kinds: Sequence[str] | None = None,
+        etag: str | None = None,
+    ) -> Text: ...
+
+    def schema(
+        self,
+        domain: str,
+        *,
+        branch: str | None = None,
+        at: str | None = None,
+        format: SchemaFormat = "json",
+        kinds: Sequence[str] | None = None,
+        etag: str | None = None,
+    ) -> Answer | Text:
+        """The schema of a Domain, as far as the caller may read it.
+
+        `format="compact"` answers names, keys and types only (Relations first), `"markdown"`
+        the same as text for a prompt (a `Text`); `kinds` narrows it to those Kinds and the
+        Relations between them.
+        """
+        request = routes.schema(domain, branch=branch, at=at, etag=etag, format=format, kinds=kinds)
+        if request.expect == "markdown":
+            return text_answer(self._send(request))
+        return self._json(request)
 
     def records(
         self,
@@ -465,7 +500,7 @@ class LorebaseClient:
         relations: Sequence[str] | None = None,
         depth: int | None = None,
         budget_tokens: int | None = None,
-        include_schema: bool | None = None,
+        include_schema: bool | Literal["compact"] | None = None,
         include_recent_changes: bool | None = None,
         include_lineage: bool | None = None,
         since: str | None = None,
@@ -487,7 +522,7 @@ class LorebaseClient:
         relations: Sequence[str] | None = None,
         depth: int | None = None,
         budget_tokens: int | None = None,
-        include_schema: bool | None = None,
+        include_schema: bool | Literal["compact"] | None = None,
         include_recent_changes: bool | None = None,
         include_lineage: bool | None = None,
         since: str | None = None,
@@ -509,7 +544,7 @@ class LorebaseClient:
         relations: Sequence[str] | None = None,
         depth: int | None = None,
         budget_tokens: int | None = None,
-        include_schema: bool | None = None,
+        include_schema: bool | Literal["compact"] | None = None,
         include_recent_changes: bool | None = None,
         include_lineage: bool | None = None,
         since: str | None = None,
@@ -530,7 +565,7 @@ class LorebaseClient:
         relations: Sequence[str] | None = None,
         depth: int | None = None,
         budget_tokens: int | None = None,
-        include_schema: bool | None = None,
+        include_schema: bool | Literal["compact"] | None = None,
         include_recent_changes: bool | None = None,
         include_lineage: bool | None = None,
         since: str | None = None,

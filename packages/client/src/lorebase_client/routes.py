@@ -19,6 +19,7 @@ Method = Literal["GET", "POST"]
 Expect = Literal["json", "markdown"]
 BranchMode = Literal["overlay", "copy"]
 ExplainFormat = Literal["json", "markdown"]
+SchemaFormat = Literal["json", "compact", "markdown"]
 ProposalStatus = Literal["open", "merged", "closed"]
 Verdict = Literal["approve", "request_changes", "comment"]
 ConflictStatus = Literal["open", "resolved"]
@@ -113,8 +114,25 @@ def domains() -> ApiRequest:
 # -- schema, Records, Links -------------------------------------------------------------------
 
 
-def schema(domain: str, *, branch: str | None, at: str | None, etag: str | None) -> ApiRequest:
-    return _get(domain_path(domain, "schema"), etag=etag, branch=branch, at=at)
+def schema(
+    domain: str,
+    *,
+    branch: str | None,
+    at: str | None,
+    etag: str | None,
+    format: SchemaFormat = "json",
+    kinds: Sequence[str] | None = None,
+) -> ApiRequest:
+    """GET /schema; `kinds` joined by commas (an empty list is sent, and refused, as it is)."""
+    return _get(
+        domain_path(domain, "schema"),
+        etag=etag,
+        expect="markdown" if format == "markdown" else "json",
+        branch=branch,
+        at=at,
+        format=None if format == "json" else format,
+        kinds=None if kinds is None else ",".join(kinds),
+    )
 
 
 def records(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from lorebase_core.context import Pack, PackSchema, Section
+from lorebase_core.context import ImportedRecords, Pack, PackRecord, PackSchema, Section
 from lorebase_core.context.pack import SchemaAttribute
 from lorebase_keeper.markdown_text import SHORT
 from lorebase_keeper.markdown_text import table_cell as cell
@@ -27,9 +27,16 @@ def _value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
-def _pairs(values: dict[str, Any] | None) -> str:
-    """`a=b; c=d` (the caller escapes it for where it goes)."""
-    return "; ".join(f"{name}={_value(value)}" for name, value in (values or {}).items())
+def _pairs(values: dict[str, Any] | None, heading: frozenset[str] = frozenset()) -> str:
+    """`a=b; c=d` without the `heading` Attributes (the caller escapes it for where it goes)."""
+    return "; ".join(
+        f"{name}={_value(value)}" for name, value in (values or {}).items() if name not in heading
+    )
+
+
+def _title(record: PackRecord) -> str | None:
+    """The title, unless it is only the key again (the ref shows it)."""
+    return None if record.title == record.ref.partition("/")[2] else record.title
 
 
 def render_markdown_section(pack: Pack, section: Section) -> str:
@@ -52,10 +59,12 @@ def _seeds(pack: Pack) -> list[str]:
     if not pack.seeds:
         lines.append("(no Records)")
     for seed in pack.seeds:
-        title = f": {line(seed.title)}" if seed.title is not None else ""
+        title = f": {line(seed.title)}" if _title(seed) is not None else ""
         lines.append(f"### {line(seed.ref)}{title}")
         lines += [
-            f"- {line(name)}: {line(_value(value))}" for name, value in (seed.values or {}).items()
+            f"- {line(name)}: {line(_value(value))}"
+            for name, value in (seed.values or {}).items()
+            if name not in seed.heading
         ]
         if seed.updated_revision:
             lines.append(f"- (last changed in {seed.updated_revision[:SHORT]})")
@@ -67,7 +76,8 @@ def _neighbors(pack: Pack) -> list[str]:
         return []
     lines = ["## Neighbors", "| ref | title | depth | values |", "| --- | --- | --- | --- |"]
     for neighbor in pack.neighbors:
-        cells = (neighbor.ref, neighbor.title, str(neighbor.depth), _pairs(neighbor.values))
+        values = _pairs(neighbor.values, neighbor.heading)
+        cells = (neighbor.ref, _title(neighbor), str(neighbor.depth), values)
         lines.append("| " + " | ".join(cell(part) for part in cells) + " |")
     return lines
 
@@ -88,11 +98,7 @@ def _links(pack: Pack) -> list[str]:
 
 
 def _attributes(attributes: tuple[SchemaAttribute, ...]) -> list[str]:
-    return [
-        f"- {line(attribute.name)} ({line(attribute.type)})"
-        + (f": {line(attribute.description)}" if attribute.description else "")
-        for attribute in attributes
-    ]
+    return [f"- {line(attribute.name)} ({line(attribute.type)})" for attribute in attributes]
 
 
 def _schema(schema: PackSchema) -> list[str]:
@@ -124,6 +130,12 @@ def _changes(pack: Pack) -> list[str]:
         return []
     lines = ["## Recent changes"]
     for change in pack.recent_changes:
+        if isinstance(change, ImportedRecords):
+            lines.append(
+                f"- {change.revision[:SHORT]} {line(change.at)} {change.records} of these Records "
+                f"created by {line(change.actor)} ({line(change.origin)}): {line(change.message)}"
+            )
+            continue
         attributes = f" {line(', '.join(change.attributes))}" if change.attributes else ""
         lines.append(
             f"- {change.revision[:SHORT]} {line(change.at)} {line(change.ref)} "
@@ -137,9 +149,12 @@ def _lineage(pack: Pack) -> list[str]:
     if not pack.lineage:
         return []
     lines = ["## Lineage"]
+    shown = {seed.ref: set(seed.values or ()) for seed in pack.seeds}
     for entry in pack.lineage:
+        every = set(entry.attributes) == shown.get(entry.ref)
+        attributes = "all values" if every else line(", ".join(entry.attributes))
         lines.append(
-            f"- {line(entry.ref)}: {line(', '.join(entry.attributes))} by {line(entry.actor)} "
+            f"- {line(entry.ref)}: {attributes} by {line(entry.actor)} "
             f"({line(entry.origin)}) at {line(entry.at)}"
         )
     return lines

@@ -28,8 +28,10 @@ from lorebase_core.context import (
     SchemaRelation,
     render_json_section,
     section_json,
+    summarise_imports,
     trim,
 )
+from lorebase_core.context.request import SchemaDetail
 from lorebase_core.errors import RecordNotFound, quoted, shortened
 from lorebase_core.graph_requests import NeighborhoodRequest
 from lorebase_core.refs import RecordRef
@@ -127,42 +129,62 @@ def _walk(read: Read, parsed: ContextRequest, seeds: tuple[RecordRef, ...]) -> N
     return result
 
 
-def _schema_section(schema: Schema, pack: Pack) -> PackSchema:
-    """The Kinds and Relations present in the pack, in declared order."""
-    kinds = {record.kind for record in (*pack.seeds, *pack.neighbors)}
-    relations = {link.relation for link in pack.links}
-    return PackSchema(
-        tuple(
-            SchemaKind(
-                name,
-                kind.description,
-                tuple(kind.key),
-                kind.title,
-                tuple(
-                    SchemaAttribute(attr, rules.type, rules.description)
-                    for attr, rules in kind.attributes.items()
-                ),
+def _held(values: Iterable[dict[str, Any] | None]) -> set[str]:
+    return {name for found in values for name in found or ()}
+
+
+def _schema_section(schema: Schema, pack: Pack, detail: SchemaDetail) -> PackSchema:
+    """The Kinds and Relations present in the pack, in declared order, with the Attributes some
+    Record (or Link) of the pack holds; descriptions once per Kind and Relation unless compact."""
+    records = (*pack.seeds, *pack.neighbors)
+    described = detail == "described"
+    kinds = []
+    for name, kind in schema.kinds.items():
+        held = _held(record.values for record in records if record.kind == name)
+        if any(record.kind == name for record in records):
+            kinds.append(
+                SchemaKind(
+                    name,
+                    kind.description if described else "",
+                    tuple(kind.key),
+                    kind.title,
+                    tuple(
+                        SchemaAttribute(attr, rules.type)
+                        for attr, rules in kind.attributes.items()
+                        if attr in held
+                    ),
+                )
             )
-            for name, kind in schema.kinds.items()
-            if name in kinds
-        ),
-        tuple(
-            SchemaRelation(
-                name,
-                relation.inverse,
-                relation.from_kind,
-                relation.to_kind,
-                relation.cardinality,
-                relation.description,
-                tuple(
-                    SchemaAttribute(attr, rules.type, rules.description)
-                    for attr, rules in relation.attributes.items()
-                ),
+    relations = []
+    for name, relation in schema.relations.items():
+        links = [link for link in pack.links if link.relation == name]
+        held = _held(link.values for link in links)
+        if links:
+            relations.append(
+                SchemaRelation(
+                    name,
+                    relation.inverse,
+                    relation.from_kind,
+                    relation.to_kind,
+                    relation.cardinality,
+                    relation.description if described else "",
+                    tuple(
+                        SchemaAttribute(attr, rules.type)
+                        for attr, rules in relation.attributes.items()
+                        if attr in held
+                    ),
+                )
             )
-            for name, relation in schema.relations.items()
-            if name in relations
-        ),
-    )
+    return PackSchema(tuple(kinds), tuple(relations))
+
+
+def _heading(schema: Schema, ref: str) -> frozenset[str]:
+    """The Attributes the ref and title show: a one-Attribute key and the title Attribute."""
+    kind = schema.kinds[ref.partition("/")[0]]
+    names = set(kind.key) if len(kind.key) == 1 else set()
+    if kind.title is not None:
+        names.add(kind.title)
+    return frozenset(names)
 
 
 def _graph_pack(read: Read, parsed: ContextRequest) -> tuple[Pack, bool, dict[str, SeedVersion]]:
@@ -173,6 +195,7 @@ def _graph_pack(read: Read, parsed: ContextRequest) -> tuple[Pack, bool, dict[st
         return Pack(()), False, {}
     result = _walk(read, parsed, seeds)
     versions = read.reader.seed_versions((seed.kind, seed.key) for seed in result.seeds)
+    schema = read.reader.schema
     pack = Pack(
         seeds=tuple(
             PackRecord(
@@ -181,11 +204,18 @@ def _graph_pack(read: Read, parsed: ContextRequest) -> tuple[Pack, bool, dict[st
                 dict(seed.values or {}),
                 0,
                 versions[seed.ref].revision if seed.ref in versions else None,
+                _heading(schema, seed.ref),
             )
             for seed in result.seeds
         ),
         neighbors=tuple(
-            PackRecord(record.ref, record.title, dict(record.values or {}), record.depth)
+            PackRecord(
+                record.ref,
+                record.title,
+                dict(record.values or {}),
+                record.depth,
+                heading=_heading(schema, record.ref),
+            )
             for record in result.neighbors
         ),
         links=tuple(
@@ -233,17 +263,19 @@ def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] 
     omitted = dict(parsed.omitted)
     schema = recent = lineage = None
     if "schema" in parsed.sections:
-        schema = _schema_section(read.reader.schema, pack)
+        schema = _schema_section(read.reader.schema, pack, parsed.schema_detail)
     if "recent_changes" in parsed.sections:
         if read.scope.history:
             records: dict[str, set[str]] = {}
             for record in (*pack.seeds, *pack.neighbors):
                 records.setdefault(record.kind, set()).add(record.ref.partition("/")[2])
-            recent = _shown_changes(
-                read,
-                read.reader.recent_changes(
-                    records, limit=settings.recent_changes, since=parsed.since
-                ),
+            recent = summarise_imports(
+                _shown_changes(
+                    read,
+                    read.reader.recent_changes(
+                        records, limit=settings.recent_changes, since=parsed.since
+                    ),
+                )
             )
         else:
             omitted["recent_changes"] = "history-forbidden"

@@ -492,6 +492,9 @@ class ResolveSettings(_Section):
         ge=1,
         description="Candidates one phrase of the text gives at most (the best scores).",
     )
+    max_suggestions: int = Field(
+        default=3, ge=0, description="Suggested queries answered at most (0: none)."
+    )
     max_indexed_values: int = Field(
         default=200,
         ge=1,

@@ -7,6 +7,7 @@ Pure: Keeper reads the graph and the history through the store and assembles the
 from lorebase_core.context.budget import Renderer, Trimmed, estimate_tokens, trim
 from lorebase_core.context.lenses import LensView, resolve_lens, trait_kinds
 from lorebase_core.context.pack import (
+    ImportedRecords,
     LineageEntry,
     Pack,
     PackLink,
@@ -19,6 +20,7 @@ from lorebase_core.context.pack import (
     Section,
     render_json_section,
     section_json,
+    summarise_imports,
 )
 from lorebase_core.context.request import ContextLimits, ContextRequest, parse_context
 from lorebase_core.errors import ContextRequestInvalid, LensUnknown
@@ -27,6 +29,7 @@ __all__ = [
     "ContextLimits",
     "ContextRequest",
     "ContextRequestInvalid",
+    "ImportedRecords",
     "LensUnknown",
     "LensView",
     "LineageEntry",
@@ -46,6 +49,7 @@ __all__ = [
     "render_json_section",
     "resolve_lens",
     "section_json",
+    "summarise_imports",
     "trait_kinds",
     "trim",
 ]

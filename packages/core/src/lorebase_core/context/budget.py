@@ -11,7 +11,7 @@ only shrinks as units go), or all of its units before the next step. Seeds are n
 | `recent_changes` | a change, oldest (last) first |
 | `far_neighbor_values` | the values of a neighbor beyond depth 1, deepest and last first |
 | `far_neighbors` | a neighbor beyond depth 1 with its Links, deepest and last first |
-| `schema_descriptions` | the descriptions of a Relation or Kind, Relations and last first |
+| `schema_descriptions` | the description of a Relation or Kind, Relations and last first |
 | `near_neighbor_values` | the values of a depth-1 neighbor, last first |
 | `near_neighbors` | a depth-1 neighbor with its Links, last first |
 | `schema` | a Relation or Kind, Relations and last first |
@@ -27,7 +27,6 @@ from lorebase_core.context.pack import (
     Pack,
     PackRecord,
     PackSchema,
-    SchemaAttribute,
     SchemaKind,
     SchemaRelation,
     Section,
@@ -209,13 +208,9 @@ def _described(schema: PackSchema | None) -> list[tuple[str, int]]:
         item: SchemaKind | SchemaRelation = (
             schema.relations[index] if element == "relation" else schema.kinds[index]
         )
-        if item.description or any(attribute.description for attribute in item.attributes):
+        if item.description:
             found.append((element, index))
     return found
-
-
-def _plain(attributes: tuple[SchemaAttribute, ...]) -> tuple[SchemaAttribute, ...]:
-    return tuple(SchemaAttribute(attribute.name, attribute.type) for attribute in attributes)
 
 
 def _apply_descriptions(pack: Pack, removed: int) -> Pack:
@@ -223,15 +218,11 @@ def _apply_descriptions(pack: Pack, removed: int) -> Pack:
     chosen = set(_described(pack.schema)[:removed])
     schema = pack.schema
     kinds = tuple(
-        replace(kind, description="", attributes=_plain(kind.attributes))
-        if ("kind", index) in chosen
-        else kind
+        replace(kind, description="") if ("kind", index) in chosen else kind
         for index, kind in enumerate(schema.kinds)
     )
     relations = tuple(
-        replace(relation, description="", attributes=_plain(relation.attributes))
-        if ("relation", index) in chosen
-        else relation
+        replace(relation, description="") if ("relation", index) in chosen else relation
         for index, relation in enumerate(schema.relations)
     )
     return replace(pack, schema=PackSchema(kinds, relations))

@@ -8,6 +8,7 @@ An optional section left out by the request or its lens is None.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -24,13 +25,18 @@ SECTIONS: tuple[Section, ...] = (
 
 @dataclass(frozen=True)
 class PackRecord:
-    """A seed (depth 0, with `updated_revision`) or a neighbor; `values` None once trimmed."""
+    """A seed (depth 0, with `updated_revision`) or a neighbor; `values` None once trimmed.
+
+    `heading` names the Attributes whose values the ref and title already show (a one-Attribute
+    key, the title Attribute): the Markdown does not repeat them.
+    """
 
     ref: str
     title: str | None
     values: dict[str, Any] | None
     depth: int = 0
     updated_revision: str | None = None
+    heading: frozenset[str] = frozenset()
 
     @property
     def kind(self) -> str:
@@ -49,9 +55,10 @@ class PackLink:
 
 @dataclass(frozen=True)
 class SchemaAttribute:
+    """An Attribute of the schema section: its name and type (descriptions stay per Kind)."""
+
     name: str
     type: str
-    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,57 @@ class RecentChange:
     message: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class ImportedRecords:
+    """The Records of the pack that one import Revision created, as one entry of recent changes.
+
+    `records` counts them; which they are is the pack itself (their lineage names the Revision).
+    """
+
+    revision: str
+    at: str
+    records: int
+    actor: str
+    origin: str
+    message: str
+
+
+IMPORT_ORIGIN = "import"
+"""The origin of Revisions whose creations are summarised (`summarise_imports`)."""
+
+
+def summarise_imports(
+    changes: Iterable[RecentChange],
+) -> tuple[RecentChange | ImportedRecords, ...]:
+    """The changes with the creations of two or more Records by one import Revision as one entry.
+
+    The entry takes the place of the Revision's first (newest) such creation; other changes
+    keep theirs.
+    """
+    listed = list(changes)
+    imported: dict[str, list[RecentChange]] = {}
+    for change in listed:
+        if change.change == "created" and change.origin == IMPORT_ORIGIN:
+            imported.setdefault(change.revision, []).append(change)
+    summarised: list[RecentChange | ImportedRecords] = []
+    for change in listed:
+        group = imported.get(change.revision, [])
+        if len(group) < 2 or change not in group:
+            summarised.append(change)
+        elif change is group[0]:
+            summarised.append(
+                ImportedRecords(
+                    revision=change.revision,
+                    at=change.at,
+                    records=len(group),
+                    actor=change.actor,
+                    origin=change.origin,
+                    message=change.message,
+                )
+            )
+    return tuple(summarised)
+
+
 @dataclass(frozen=True)
 class LineageEntry:
     """The Attributes of a seed whose current values one Revision set."""
@@ -113,7 +171,7 @@ class Pack:
     neighbors: tuple[PackRecord, ...] = ()
     links: tuple[PackLink, ...] = ()
     schema: PackSchema | None = None
-    recent_changes: tuple[RecentChange, ...] | None = None
+    recent_changes: tuple[RecentChange | ImportedRecords, ...] | None = None
     lineage: tuple[LineageEntry, ...] | None = None
 
     def included(self) -> tuple[Section, ...]:
@@ -177,13 +235,7 @@ def links_json(links: tuple[PackLink, ...]) -> dict[str, list[dict[str, Any]]]:
 
 
 def _attributes_json(attributes: tuple[SchemaAttribute, ...]) -> list[dict[str, Any]]:
-    found = []
-    for attribute in attributes:
-        entry = {"name": attribute.name, "type": attribute.type}
-        if attribute.description:
-            entry["description"] = attribute.description
-        found.append(entry)
-    return found
+    return [{"name": attribute.name, "type": attribute.type} for attribute in attributes]
 
 
 def schema_json(schema: PackSchema) -> dict[str, Any]:
@@ -213,7 +265,17 @@ def schema_json(schema: PackSchema) -> dict[str, Any]:
     return {"kinds": kinds, "relations": relations}
 
 
-def _change_json(change: RecentChange) -> dict[str, Any]:
+def _change_json(change: RecentChange | ImportedRecords) -> dict[str, Any]:
+    if isinstance(change, ImportedRecords):
+        return {
+            "revision": change.revision,
+            "at": change.at,
+            "change": "created",
+            "records": change.records,
+            "actor": change.actor,
+            "origin": change.origin,
+            "message": change.message,
+        }
     return {
         "revision": change.revision,
         "at": change.at,

@@ -26,6 +26,8 @@ from lorebase_core.schema import Schema
 from lorebase_core.search_request import MAX_QUERY_CHARS
 
 ContextFormat = Literal["json", "markdown"]
+SchemaDetail = Literal["described", "compact"]
+"""`include_schema: true` (descriptions once per Kind and Relation) or `"compact"` (none)."""
 OmitReason = Literal["request", "lens", "history-forbidden"]
 OPTIONAL_SECTIONS = ("schema", "recent_changes", "lineage")
 SELECTORS = ("refs", "query", "search")
@@ -76,6 +78,7 @@ class ContextRequest:
         kinds: the Kinds neighbors and query or search seeds are limited to (None: all).
         lens: the lens used, if any.
         sections: the optional sections included (`schema`, `recent_changes`, `lineage`).
+        schema_detail: `described` (`include_schema: true`, the default) or `compact`.
         omitted: the optional sections left out, with why (`request` or `lens`).
         since: the Revision id or tag recent changes follow.
         format: `json` or `markdown`.
@@ -92,6 +95,7 @@ class ContextRequest:
     kinds: frozenset[str] | None = None
     lens: str | None = None
     sections: frozenset[str] = frozenset(OPTIONAL_SECTIONS)
+    schema_detail: SchemaDetail = "described"
     omitted: tuple[tuple[str, OmitReason], ...] = field(default=())
     since: str | None = None
     format: ContextFormat = "json"
@@ -130,7 +134,10 @@ def parse_context(
     relations = _relations(body, schema, scope, lens, issues)
     depth, depth_capped = _depth(body, lens, limits, issues)
     budget, budget_capped = _budget(body, lens, limits, issues)
-    sections, omitted = _sections(body, lens, issues)
+    compact = body.get("include_schema") == "compact"
+    sections, omitted = _sections(
+        {**body, "include_schema": True} if compact else body, lens, issues
+    )
     since = _text(body, "since", issues)
     branch = _text(body, "branch", issues)
     output = body.get("format", "json")
@@ -151,6 +158,7 @@ def parse_context(
         kinds=kinds,
         lens=lens.name if lens is not None else None,
         sections=sections,
+        schema_detail="compact" if compact else "described",
         omitted=omitted,
         since=since,
         format="markdown" if output == "markdown" else "json",
@@ -256,7 +264,8 @@ def _sections(
         value = body.get(member)
         reason: OmitReason = "request"
         if value is not None and not isinstance(value, bool):
-            issues.append(Issue(member, "expected true or false", "type"))
+            expected = '"compact", true or false' if section == "schema" else "true or false"
+            issues.append(Issue(member, f"expected {expected}", "type"))
             value = None
         if value is None and lens is not None:
             value, reason = getattr(lens.definition, member), "lens"

@@ -13,6 +13,10 @@ these levels:
 - `similar` (score 0.9 x trigram similarity): a close spelling of any name, alias or value, for
   words the other levels left over.
 
+Before them, numbers and count words are read next to the Attribute or Kind they measure
+(`numbers.py`: `comparison` and `count` candidates, level `number`); `suggest.py` composes POST
+/query bodies from the candidates.
+
 Names and phrases are compared normalized: camel case and underscores split into words, case
 folded, accents dropped, and the last word singular ("purchase orders" finds PurchaseOrder).
 """
@@ -25,6 +29,8 @@ from lorebase_core.resolve.matching import (
     TextResolution,
     resolve_text,
 )
+from lorebase_core.resolve.numbers import NumberFound, number_candidates, typed_comparison
+from lorebase_core.resolve.suggest import Suggestion, shortest_path, suggest
 from lorebase_core.resolve.terms import Candidate, Direction, Entry, Level, Target, Term
 from lorebase_core.resolve.text import (
     STOP_WORDS,
@@ -51,20 +57,28 @@ __all__ = [
     "Entry",
     "Indexing",
     "Level",
+    "NumberFound",
+    "Suggestion",
     "Target",
     "Term",
     "TextResolution",
     "Vocabulary",
+    "comparison_predicate",
     "identifying_words",
     "indexing",
     "is_noise",
     "normalize",
+    "number_candidates",
     "resolve_text",
+    "shortest_path",
     "similarity",
     "singular",
     "stem",
     "stem_key",
+    "suggest",
+    "term_predicate",
     "trigrams",
+    "typed_comparison",
     "vocabulary_entries",
     "words",
 ]

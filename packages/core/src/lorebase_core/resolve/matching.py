@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from lorebase_core.resolve.numbers import number_candidates
 from lorebase_core.resolve.terms import Candidate, Level, Term
 from lorebase_core.resolve.text import (
     STOP_WORDS,
@@ -14,6 +15,8 @@ from lorebase_core.resolve.text import (
     words,
 )
 from lorebase_core.resolve.vocabulary import Vocabulary
+from lorebase_core.schema import Schema
+from lorebase_core.schema.model import AttributeDef
 
 MAX_PHRASE_WORDS = 3
 SCORES: dict[Level, float] = {
@@ -140,12 +143,28 @@ def resolve_text(
     min_similarity: float,
     max_candidates: int,
     max_per_phrase: int = MAX_PER_PHRASE,
+    schema: Schema | None = None,
 ) -> TextResolution:
-    """The candidates for the phrases of `text`, the words left unmatched and unknown phrases."""
+    """The candidates for the phrases of `text`, the words left unmatched and unknown phrases.
+
+    With the `schema`, numbers and count words are read first (`numbers.py`): their words are
+    matched and are not tried as names.
+    """
     written = words(text)
     keys = [normalize(word) for word in written]
     covered = [False] * len(written)
     best: dict[Term, Candidate] = {}
+    if schema is not None:
+
+        def rules_of(kind: str, attribute: str) -> AttributeDef | None:
+            return schema.kinds[kind].attributes.get(attribute)
+
+        for number in number_candidates(written, keys, vocabulary, rules_of, SCORES):
+            known = best.get(number.candidate.term)
+            if known is None or number.candidate.score > known.score:
+                best[number.candidate.term] = number.candidate
+            for position in number.used:
+                covered[position] = True
 
     for level_pass in PASSES:
         for start, end in _spans(len(written)):

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-Target = Literal["kind", "attribute", "relation", "value"]
-Level = Literal["exact", "synonym", "stem", "description", "similar", "embedding"]
+Target = Literal["kind", "attribute", "relation", "value", "comparison", "count"]
+Level = Literal["exact", "synonym", "stem", "description", "similar", "embedding", "number"]
 EntryLevel = Literal["exact", "synonym", "stem", "description"]
 Direction = Literal["forward", "inverse"]
 
-_TARGET_ORDER = {"kind": 0, "attribute": 1, "relation": 2, "value": 3}
+_TARGET_ORDER = {"kind": 0, "attribute": 1, "relation": 2, "value": 3, "comparison": 4, "count": 5}
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,9 @@ class Term:
     For a Relation, `kind` is the Kind it is read from (where its predicate goes), `relation` the
     api name read from there (the forward or the inverse name), `to_kind` the Kind at the other
     end and `direction` which of the two names `relation` is.
+
+    A comparison (`numbers.py`) holds `op` and its `values` in canonical form (`between`: the
+    lowest value and the first one past the range); a count holds `op` and the number in `values`.
     """
 
     target: Target
@@ -31,12 +34,36 @@ class Term:
     relation: str | None = None
     to_kind: str | None = None
     direction: Direction | None = None
+    op: str | None = None
 
     @property
     def order(self) -> tuple[int, str, str, tuple[str, ...]]:
         """The tie-break of candidates of equal score: target, Kind, Attribute or Relation, values."""
         name = self.attribute or self.relation or ""
         return (_TARGET_ORDER[self.target], self.kind, name, self.values)
+
+
+def comparison_predicate(term: Term) -> dict[str, Any]:
+    """The `where` of a comparison Term: integers as JSON numbers, the rest as canonical text."""
+    attr = term.attribute
+    typed: list[object] = [int(v) if term.type == "integer" else v for v in term.values]
+    if term.op == "between":
+        return {
+            "and": [
+                {"attr": attr, "op": "gte", "value": typed[0]},
+                {"attr": attr, "op": "lt", "value": typed[1]},
+            ]
+        }
+    return {"attr": attr, "op": term.op, "value": typed[0]}
+
+
+def term_predicate(term: Term) -> dict[str, Any]:
+    """The `where` of a value Term (`eq` one value, `in` several) or of a comparison Term."""
+    if term.target == "comparison":
+        return comparison_predicate(term)
+    if len(term.values) == 1:
+        return {"attr": term.attribute, "op": "eq", "value": term.values[0]}
+    return {"attr": term.attribute, "op": "in", "value": list(term.values)}
 
 
 @dataclass(frozen=True)
@@ -80,13 +107,12 @@ class Candidate:
         if term.attribute is not None:
             document["attribute"] = term.attribute
             document["type"] = term.type
-        if term.target == "value":
-            document["values"] = list(term.values)
-            document["predicate"] = (
-                {"attr": term.attribute, "op": "eq", "value": term.values[0]}
-                if len(term.values) == 1
-                else {"attr": term.attribute, "op": "in", "value": list(term.values)}
-            )
+        if term.target == "count":
+            document["count"] = {"op": term.op, "value": int(term.values[0])}
+        elif term.target in ("value", "comparison"):
+            if term.target == "value":
+                document["values"] = list(term.values)
+            document["predicate"] = term_predicate(term)
         document.update(score=self.score, level=self.level, matched=self.matched, why=self.why)
         if term.records is not None:
             document["records"] = term.records

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -40,8 +41,9 @@ Example: {"domain": "supply", "q": "radial shaft seal", "kinds": ["Part"]}"""
 
 RESOLVE = """\
 Ground the words of a question in the schema: which Kinds, Attributes and stored values the
-phrases mean, as scored candidates to write a lorebase_query from, plus the phrases nothing
-matched (do not guess those: search or ask).
+phrases mean (numbers and counts too: "risk score of 70 or more", "a single supplier"), as
+scored candidates, plus the phrases nothing matched (do not guess those: search or ask), and
+suggested queries: each line's JSON is the arguments of a lorebase_query (add the domain).
 Use it before writing a query from a natural-language question.
 Example: {"domain": "supply", "text": "tier-1 suppliers in Poland"}"""
 
@@ -111,7 +113,10 @@ def register(herald: Herald) -> None:
             int | None,
             Field(description="Token budget of the pack (at most herald.max_result_tokens).", ge=1),
         ] = None,
-        include_schema: Annotated[bool | None, Field(description="Add the schema section.")] = None,
+        include_schema: Annotated[
+            bool | Literal["compact"] | None,
+            Field(description='Add the schema section (true), only names and types ("compact").'),
+        ] = None,
         include_recent_changes: Annotated[
             bool | None, Field(description="Add the recent changes section.")
         ] = None,
@@ -368,7 +373,7 @@ def render_resolve(answer: Mapping[str, Any]) -> str:
         facts = {
             name: item
             for name, item in candidate.items()
-            if name not in ("target", "score", "level", "matched")
+            if name not in ("target", "score", "level", "matched", "why")
         }
         lines.append(
             f"- {value(candidate.get('matched'))} -> {candidate.get('target')} {pairs(facts)}"
@@ -376,6 +381,14 @@ def render_resolve(answer: Mapping[str, Any]) -> str:
         )
     if answer.get("unmatched"):
         lines.append(f"unmatched: {', '.join(map(value, answer['unmatched']))}")
+    if answer.get("suggestions"):
+        lines.append("suggested queries (pass one as is to lorebase_query):")
+    for suggestion in answer.get("suggestions", []):
+        uses = ", ".join(map(value, suggestion.get("uses", [])))
+        lines.append(
+            f"- {json.dumps(suggestion.get('query'), separators=(',', ':'))}"
+            f" (score {float(suggestion.get('score', 0)):.2f}; uses {uses})"
+        )
     return "\n".join(lines)
 
 

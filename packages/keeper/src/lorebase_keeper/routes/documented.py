@@ -110,8 +110,9 @@ def read_answer(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
     return answer(model, description="The answer, naming its Revision.", stamped=True)
 
 
-def markdown_answer(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
-    """The 200 of a read that answers Markdown when asked (`format=markdown`)."""
+def markdown_answer(model: object) -> dict[int | str, dict[str, Any]]:
+    """The 200 of a read that answers Markdown when asked (`format=markdown`); `model` is a
+    model of `lorebase_keeper.shapes`, or a union of them."""
     return {
         200: {
             "model": model,

@@ -44,7 +44,8 @@ QUERY_EXAMPLE = {
 }
 
 
-def _parse(read: Read, document: dict[str, Any]) -> Query:
+def parse_for(read: Read, document: dict[str, Any]) -> Query:
+    """The query as POST /query parses it for this read (its limits and the caller's scope)."""
     limits = read.keeper.settings.read.query
     return parse_query(
         document,
@@ -102,7 +103,7 @@ def query(
     document = json_object(body)
     branch, at = branch_and_at(document)
     with domain_read(request, domain, branch=branch, at=at) as read:
-        parsed = _parse(read, document)
+        parsed = parse_for(read, document)
         if parsed.cursor is None:
             return _query_answer(request, read, parsed, 0, body)
         cursor = decode_cursor(parsed.cursor, parsed.digest())
@@ -110,7 +111,7 @@ def query(
             return _query_answer(request, read, parsed, cursor.offset, body)
     # the next page is read where the first one was, however far the branch moved since
     with domain_read(request, domain, branch=branch, at=cursor.revision) as read:
-        return _query_answer(request, read, _parse(read, document), cursor.offset, body)
+        return _query_answer(request, read, parse_for(read, document), cursor.offset, body)
 
 
 @router.post(

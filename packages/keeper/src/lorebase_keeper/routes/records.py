@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 
-from lorebase_core.errors import RecordNotFound, RelationNotFound, quoted, shortened
+from lorebase_core.errors import (
+    InvalidInput,
+    Issue,
+    RecordNotFound,
+    RelationNotFound,
+    quoted,
+    shortened,
+)
 from lorebase_core.suggestions import hint
+from lorebase_keeper import schema_forms
 from lorebase_keeper.operation_catalog import OperationCatalog
 from lorebase_keeper.paging import decode_cursor, encode_cursor
 from lorebase_keeper.reading import Read, domain_read, page_limit
-from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer
+from lorebase_keeper.routes.documented import READ_RESPONSES, markdown_answer, read_answer
 from lorebase_keeper.routes.parameters import AT, BRANCH, CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import lineage_json, link_json, record_json, schema_json
 from lorebase_keeper.shapes.records import LinksPage, RecordAnswer, RecordsPage
-from lorebase_keeper.shapes.schema import SchemaAnswer
+from lorebase_keeper.shapes.schema import SchemaAnswer, SchemaCompactAnswer
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -26,21 +34,69 @@ router = APIRouter(
 )
 
 
+SCHEMA_FORMAT = Annotated[
+    Literal["json", "compact", "markdown"],
+    Query(
+        description="json (the whole document), compact (names, keys and types, Relations "
+        "first) or markdown (the compact form for a prompt)."
+    ),
+]
+KINDS = Annotated[
+    str | None,
+    Query(
+        description="Comma-separated Kinds: only they, the Relations between them, their Traits "
+        "and the lenses and Operations naming them."
+    ),
+]
+
+
 @router.get(
-    "/schema", summary="The schema the caller may read", responses=read_answer(SchemaAnswer)
+    "/schema",
+    summary="The schema the caller may read",
+    responses=markdown_answer(SchemaAnswer | SchemaCompactAnswer),
 )
-def get_schema(request: Request, domain: str, branch: BRANCH = None, at: AT = None) -> Response:
+def get_schema(
+    request: Request,
+    domain: str,
+    branch: BRANCH = None,
+    at: AT = None,
+    format: SCHEMA_FORMAT = "json",
+    kinds: KINDS = None,
+) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
+        named = schema_kinds(read, kinds)
         catalog = OperationCatalog(read)
-        return read.answer(
-            request,
-            lambda _etag: {
+
+        def compute(_etag: str) -> dict[str, Any] | str:
+            document = {
                 **read.stamp(),
                 **schema_json(read.reader.schema, read.scope),
                 "operations": catalog.documents(),
-            },
-            body=catalog.fingerprint,
+            }
+            if named is not None:
+                document = schema_forms.narrowed(document, named)
+            if format == "compact":
+                return schema_forms.compact(document)
+            return schema_forms.markdown(document) if format == "markdown" else document
+
+        return read.answer(
+            request, compute, body=catalog.fingerprint, markdown=format == "markdown"
         )
+
+
+def schema_kinds(read: Read, kinds: str | None) -> list[str] | None:
+    """The Kinds of `kinds=`, each readable (404 `kind-not-found` else); None when not given."""
+    if kinds is None:
+        return None
+    names = [name.strip() for name in kinds.split(",") if name.strip()]
+    if not names:
+        raise InvalidInput(
+            "kinds names no Kind; give comma-separated Kind names or leave it out",
+            [Issue("kinds", "expected one or more comma-separated Kind names", "missing")],
+        )
+    for name in names:
+        read.scope.kind(read.reader.schema, name)
+    return names
 
 
 @router.get(

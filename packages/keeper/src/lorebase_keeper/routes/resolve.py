@@ -13,20 +13,23 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request, Response
 
-from lorebase_core.errors import InvalidInput, Issue
+from lorebase_core.errors import InvalidInput, Issue, LorebaseError
 from lorebase_core.resolve import (
     UNKNOWN_REASON,
     Candidate,
+    Suggestion,
     Term,
     TextResolution,
     Vocabulary,
     resolve_text,
+    suggest,
     vocabulary_entries,
 )
 from lorebase_core.search_request import SearchRequest
 from lorebase_keeper.coverage import coverage_block
 from lorebase_keeper.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer, request_body
+from lorebase_keeper.routes.queries import parse_for
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import queries as shapes
 from lorebase_platform.settings import ResolveSettings
@@ -122,6 +125,7 @@ def _resolve(read: Read, parsed: ResolveRequest) -> tuple[TextResolution, str | 
         min_similarity=limits.min_similarity,
         max_candidates=limits.max_candidates,
         max_per_phrase=limits.max_candidates_per_phrase,
+        schema=read.reader.schema,
     )
     reason = _skip_reason(read, parsed, resolution)
     if reason is None:
@@ -190,6 +194,26 @@ def _embedding_level(
     )
 
 
+def _suggestions(read: Read, resolution: TextResolution) -> list[Suggestion]:
+    """Queries composed from the candidates, each one POST /query accepts from this caller."""
+
+    def valid(document: dict[str, Any]) -> bool:
+        try:
+            parse_for(read, document)
+        except LorebaseError:
+            return False
+        return True
+
+    return suggest(
+        resolution.candidates,
+        read.reader.schema,
+        read.scope,
+        max_hops=read.keeper.settings.read.query.max_hops,
+        max_suggestions=read.keeper.settings.read.resolve.max_suggestions,
+        valid=valid,
+    )
+
+
 def _coverage(read: Read, resolution: TextResolution) -> dict[str, Any]:
     """The coverage block of /query for the Kinds and Attributes of the candidates, and unknown."""
     kinds = dict.fromkeys(candidate.term.kind for candidate in resolution.candidates)
@@ -234,6 +258,7 @@ def resolve(
         def compute(_etag: str) -> dict[str, Any]:
             answer: dict[str, Any] = {**read.stamp()}
             answer["candidates"] = [candidate.to_json() for candidate in resolution.candidates]
+            answer["suggestions"] = [found.to_json() for found in _suggestions(read, resolution)]
             answer["truncated"] = resolution.truncated
             answer["unmatched"] = list(resolution.unmatched)
             answer["skipped"] = (

@@ -24,7 +24,13 @@ class ContextRequest(Shape):
     relations: list[str] | None = None
     traits: list[str] | None = None
     lens: str | None = None
-    include_schema: bool | None = None
+    include_schema: bool | Literal["compact"] | None = Field(
+        default=None,
+        description=(
+            "true (default): the schema section with descriptions once per Kind and Relation; "
+            '"compact": names, keys, titles and types only; false: no schema section.'
+        ),
+    )
     include_recent_changes: bool | None = None
     include_lineage: bool | None = None
     since: str | None = Field(default=None, description="Recent changes after this Revision.")
@@ -48,7 +54,6 @@ class Neighbor(Shape):
 class PackAttribute(Shape):
     name: str
     type: str
-    description: str | None = None
 
 
 class PackKind(Shape):
@@ -80,6 +85,18 @@ class RecentChange(Shape):
     ref: str
     change: Literal["created", "modified", "deleted"]
     attributes: list[str]
+    actor: str
+    origin: str
+    message: str
+
+
+class ImportedRecords(Shape):
+    """The Records of the pack one import Revision created, counted in one entry."""
+
+    revision: str
+    at: str
+    change: Literal["created"]
+    records: int = Field(description="How many Records of the pack the Revision created.")
     actor: str
     origin: str
     message: str
@@ -117,6 +134,6 @@ class ContextAnswer(Stamped):
     neighbors: list[Neighbor] | None = None
     links: dict[str, list[GraphLink]] | None = None
     pack_schema: PackSchema | None = Field(default=None, alias="schema")
-    recent_changes: list[RecentChange] | None = None
+    recent_changes: list[RecentChange | ImportedRecords] | None = None
     lineage: list[LineageEntry] | None = None
     budget: Budget

@@ -226,7 +226,7 @@ class ResolveTextRequest(Shape):
 class Candidate(Shape):
     """What a phrase may stand for (docs/resolve.md)."""
 
-    target: Literal["kind", "attribute", "relation", "value"]
+    target: Literal["kind", "attribute", "relation", "value", "comparison", "count"]
     kind: str = Field(description="For a Relation: the Kind it is read from.")
     attribute: str | None = None
     type: str | None = None
@@ -234,14 +234,27 @@ class Candidate(Shape):
     direction: Literal["forward", "inverse"] | None = None
     to_kind: str | None = Field(default=None, description="The Kind at the Relation's other end.")
     values: list[str] | None = None
-    predicate: Comparison | RelationPredicate | None = Field(
-        default=None, description="For a value: the filter; for a Relation: its `rel` skeleton."
+    predicate: Predicate | None = Field(
+        default=None,
+        description="For a value or a comparison: the filter; for a Relation: its `rel` skeleton.",
+    )
+    count: RelationCount | None = Field(
+        default=None, description="For a count: how many Records of the Kind, across a Relation."
     )
     score: float
     level: str
     matched: str
     why: str = Field(description="Why the phrase matched, in words.")
     records: int | None = None
+
+
+class Suggestion(Shape):
+    """A POST /query body composed from the candidates (never run by resolve)."""
+
+    query: QueryRequest
+    score: float
+    uses: list[str] = Field(description="The phrases of the text it uses.")
+    why: str
 
 
 class Skipped(Shape):
@@ -251,6 +264,7 @@ class Skipped(Shape):
 
 class ResolveAnswer(Stamped):
     candidates: list[Candidate]
+    suggestions: list[Suggestion]
     truncated: bool
     unmatched: list[str]
     skipped: list[Skipped]

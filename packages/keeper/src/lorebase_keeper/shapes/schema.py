@@ -195,3 +195,34 @@ class SchemaAnswer(Stamped):
     operations: list[OperationEntry] = Field(
         description="The Operations the caller may read (GET /operations answers the same)."
     )
+
+
+class CompactRelation(Shape):
+    name: str
+    inverse: str | None
+    from_: str = Field(alias="from")
+    to: str
+    cardinality: str
+    attributes: dict[str, str] | None = Field(
+        default=None, description="Attribute name to type (an enum's as `enum(a|b)`)."
+    )
+
+
+class CompactKind(Shape):
+    name: str
+    key: list[str]
+    title: str | None
+    attributes: dict[str, str] = Field(
+        description="Attribute name to type (an enum's as `enum(a|b)`), in declared order."
+    )
+
+
+class SchemaCompactAnswer(Stamped):
+    """GET /schema?format=compact: names, keys and types, Relations first (docs/api.md)."""
+
+    digest: str
+    title: str
+    relations: list[CompactRelation]
+    kinds: list[CompactKind]
+    lenses: list[str]
+    operations: list[str]
