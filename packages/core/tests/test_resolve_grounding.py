@@ -332,3 +332,16 @@ def _with_attribute(schema: Schema, kind: str, name: str, rules: AttributeDef) -
     attributes = {**definition.attributes, name: rules}
     kinds = {**schema.kinds, kind: definition.model_copy(update={"attributes": attributes})}
     return replace(schema, kinds=kinds)
+
+
+def test_a_kind_is_not_also_the_relation_named_after_it(
+    supply_schema: Schema, library_schema: Schema
+) -> None:
+    tier = run(supply_schema, TIER_QUESTION, SUPPLY_INDEXED)
+    assert relations(tier) == {}
+    assert ("kind", "PurchaseOrder") in {(c.term.target, c.term.kind) for c in tier.candidates}
+    loans = run(library_schema, "loans of members", LIBRARY_INDEXED)
+    assert [(c.term.target, c.term.kind) for c in loans.candidates] == [
+        ("kind", "Loan"),
+        ("kind", "Member"),
+    ]

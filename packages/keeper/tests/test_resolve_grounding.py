@@ -172,11 +172,16 @@ async def test_currency_words_of_the_library(library_http: httpx.AsyncClient) ->
     assert kronor["why"].startswith("an ISO 4217 currency code: 'Swedish kronor' is a name of")
 
 
-async def test_the_schema_shows_relation_aliases(library_http: httpx.AsyncClient) -> None:
+async def test_the_schema_shows_relation_aliases_and_vocabularies(
+    library_http: httpx.AsyncClient,
+) -> None:
     response = await library_http.get("/api/v1/domains/library/schema")
     assert response.status_code == 200, response.text
     written_by = next(r for r in response.json()["relations"] if r["name"] == "written_by")
     assert written_by["aliases"] == ["author of", "authored by"]
+    author = next(k for k in response.json()["kinds"] if k["name"] == "Author")
+    country = next(a for a in author["attributes"] if a["name"] == "country")
+    assert country["vocabulary"] == "iso3166"
 
 
 async def test_max_candidates_per_phrase_is_a_setting(supply: Store, keys: Keys) -> None:

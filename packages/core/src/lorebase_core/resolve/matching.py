@@ -109,7 +109,9 @@ def _found(
 def _quieter(found: list[Candidate], max_per_phrase: int) -> list[Candidate]:
     """The best `max_per_phrase` candidates of a phrase, one per Term.
 
-    A phrase that names a Kind or a Relation does not also name values at a lower score.
+    A phrase that names a Kind or a Relation does not also name values at a lower score; one that
+    names a Kind does not also name a Relation ending at it by that Kind's name ("purchase
+    orders" is the Kind PurchaseOrder, not also the Relation purchase_orders of Part).
     """
     best: dict[Term, Candidate] = {}
     for candidate in found:
@@ -117,9 +119,21 @@ def _quieter(found: list[Candidate], max_per_phrase: int) -> list[Candidate]:
         if known is None or candidate.score > known.score:
             best[candidate.term] = candidate
     named = [c.score for c in best.values() if c.term.target in ("kind", "relation")]
-    kept = [c for c in best.values() if not (named and c.score < max(named))]
+    kinds = {c.term.kind: c.score for c in best.values() if c.term.target == "kind"}
+    kept = [
+        c
+        for c in best.values()
+        if not (named and c.score < max(named))
+        and not (c.term.target == "relation" and _ends_at_named_kind(c, kinds))
+    ]
     kept.sort(key=lambda item: (-item.score, item.term.order))
     return kept[:max_per_phrase]
+
+
+def _ends_at_named_kind(relation: Candidate, kinds: dict[str, float]) -> bool:
+    """Whether a Kind the same phrase names, as well or better, is at one end of the Relation."""
+    ends = (relation.term.kind, relation.term.to_kind)
+    return any(kinds.get(str(end), -1.0) >= relation.score for end in ends)
 
 
 def resolve_text(
