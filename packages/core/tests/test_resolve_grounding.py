@@ -211,6 +211,30 @@ def test_the_library_question_grounds_written_by(library_schema: Schema) -> None
 
 
 # -- less noise ----------------------------------------------------------------------------
+def test_a_value_next_to_a_kind_keeps_to_that_kind(
+    supply_schema: Schema, library_schema: Schema
+) -> None:
+    def values(resolution: TextResolution, matched: str) -> set[str]:
+        return {
+            c.term.kind
+            for c in resolution.candidates
+            if c.term.target == "value" and c.matched == matched
+        }
+
+    indexed = {**SUPPLY_INDEXED, ("Plant", "country"): {"PL": 1, "DE": 2}}
+    polish = run(supply_schema, "Which plants stock parts that Polish suppliers supply?", indexed)
+    assert values(polish, "Polish") == {"Supplier"}
+    # nothing next to it names a Kind: the values of every Kind stay
+    assert values(run(supply_schema, "Polish and plants", indexed), "Polish") == {
+        "Plant",
+        "Supplier",
+    }
+    library = {**LIBRARY_INDEXED, ("Publisher", "country"): {"SE": 1, "DE": 1}}
+    publishers = run(library_schema, "books of Swedish publishers", library)
+    assert values(publishers, "Swedish") == {"Publisher"}
+    assert values(run(library_schema, "books by Swedish authors", library), "Swedish") == {"Author"}
+
+
 def test_stop_words_and_two_letter_words_match_values_only_as_stored(
     supply_schema: Schema,
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from lorebase_core.resolve.numbers import number_candidates
@@ -154,6 +155,8 @@ def resolve_text(
     keys = [normalize(word) for word in written]
     covered = [False] * len(written)
     best: dict[Term, Candidate] = {}
+    named_at: dict[int, set[str]] = {}
+    """The Kinds named at each word position, by the Kind or by one of its Attributes."""
     if schema is not None:
 
         def rules_of(kind: str, attribute: str) -> AttributeDef | None:
@@ -165,6 +168,7 @@ def resolve_text(
                 best[number.candidate.term] = number.candidate
             for position in number.used:
                 covered[position] = True
+                named_at.setdefault(position, set()).add(number.candidate.term.kind)
 
     for level_pass in PASSES:
         for start, end in _spans(len(written)):
@@ -173,12 +177,17 @@ def resolve_text(
             key = " ".join(keys[start:end])
             found = _found(level_pass, vocabulary, written[start:end], key, min_similarity)
             for candidate in _quieter(found, max_per_phrase):
+                if candidate.term.target in ("kind", "attribute"):
+                    for position in range(start, end):
+                        named_at.setdefault(position, set()).add(candidate.term.kind)
                 known = best.get(candidate.term)
                 if known is None or candidate.score > known.score:
                     best[candidate.term] = replace(candidate, span=(start, end))
             if found:
                 covered[start:end] = [True] * (end - start)
-    ranked = sorted(best.values(), key=lambda item: (-item.score, item.term.order))
+    ranked = sorted(
+        _attached(best.values(), named_at), key=lambda item: (-item.score, item.term.order)
+    )
     unmatched = list(dict.fromkeys(w for w, done in zip(written, covered, strict=True) if not done))
     identifying = identifying_words(text)
     return TextResolution(
@@ -189,6 +198,35 @@ def resolve_text(
         # an identifying word ends a run like a matched one, and is left out
         tuple(_unknown_phrases(keys, [a or b for a, b in zip(covered, identifying, strict=True)])),
     )
+
+
+def _attached(candidates: Iterable[Candidate], named_at: dict[int, set[str]]) -> list[Candidate]:
+    """The candidates without the values of a phrase on Kinds other than the one it stands next to.
+
+    A phrase whose values are on several Kinds, right before or after words naming one of those
+    Kinds (by its name or an Attribute's), keeps to that Kind: in "open purchase orders", 'open' is
+    the status of PurchaseOrder, not of RiskFlag; in "Polish suppliers", the country of Supplier,
+    not of Plant; in "high risk", a value of Supplier, whose risk_score has the alias "risk".
+    """
+    listed = list(candidates)
+    on_kinds: dict[tuple[int, int], set[str]] = {}
+    for candidate in listed:
+        if candidate.term.target == "value":
+            on_kinds.setdefault(candidate.span, set()).add(candidate.term.kind)
+    kept_kinds: dict[tuple[int, int], set[str]] = {}
+    for (start, end), kinds in on_kinds.items():
+        near = named_at.get(start - 1, set()) | named_at.get(end, set())
+        if len(kinds) > 1 and kinds & near:
+            kept_kinds[(start, end)] = kinds & near
+    return [
+        candidate
+        for candidate in listed
+        if not (
+            candidate.term.target == "value"
+            and candidate.span in kept_kinds
+            and candidate.term.kind not in kept_kinds[candidate.span]
+        )
+    ]
 
 
 def _unknown_phrases(keys: list[str], covered: list[bool]) -> list[str]:
