@@ -37,7 +37,8 @@ INSTRUCTIONS = """\
 Lorebase holds a versioned knowledge graph: Domains with typed Records (a Kind and a key,
 written Kind/key, e.g. Supplier/S-1001) joined by Links of named Relations. Start with
 lorebase_schema (narrowed to the Kinds you need) or lorebase_resolve to ground the words of a
-question in Kinds, Attributes and values; then lorebase_query for exact filters and counts,
+question in Kinds, Attributes, Relations and values, with suggested queries to pass to
+lorebase_query as they are; then lorebase_query for exact filters and counts,
 lorebase_search for fuzzy text, lorebase_context for a Record with its neighborhood, and
 lorebase_explain or lorebase_lineage before quoting a value. Every answer names the Revision it
 was read at; pass it as `at` to read the same state again. Write only through
