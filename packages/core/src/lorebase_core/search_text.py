@@ -237,8 +237,8 @@ def _attribute_kinds(
     issues.append(
         Issue(
             "q",
-            f"{quoted(attribute)} of {holders[0]} is a {rules.value_type.base} Attribute and "
-            f"search covers text only; use POST /query {json.dumps(body)}",
+            f"{quoted(attribute)} of {holders[0]} is of type {rules.value_type.base} and search "
+            f"covers text only; use POST /query {json.dumps(body)}",
             "attribute-not-searchable",
         )
     )
