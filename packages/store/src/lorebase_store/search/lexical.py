@@ -109,16 +109,23 @@ def keyed(
     KEY_PROBES per branch). Prefixes need three characters.
     """
     docs = t.search_documents.c
-    variants = sorted({term, term.upper(), term.lower(), term.capitalize()})
-    ranges = [sa.and_(docs.record_key >= v, docs.record_key < v + _LAST) for v in variants]
+    arms = [
+        sa.select(docs.kind, docs.record_key, docs.deleted, docs.title, docs.body).where(
+            docs.kind.in_(list(kinds)),
+            docs.record_key >= variant,
+            docs.record_key < variant + _LAST,
+            docs.branch_id == sa.bindparam("branch"),
+        )
+        for variant in sorted({term, term.upper(), term.lower(), term.capitalize()})
+    ]
     seen: dict[tuple[str, str], Document | None] = {}
     for branch_id in chain:
-        rows = connection.execute(
-            sa.select(docs.kind, docs.record_key, docs.deleted, docs.title, docs.body)
-            .where(docs.branch_id == branch_id, docs.kind.in_(list(kinds)), sa.or_(*ranges))
-            .order_by(docs.kind, docs.record_key)
-            .limit(KEY_PROBES)
-        ).all()
+        rows = [
+            row
+            for arm in arms  # one range of the unique index each (an OR of them scans the Kind)
+            for row in connection.execute(arm.limit(KEY_PROBES), {"branch": branch_id})
+        ]
+        rows.sort(key=lambda row: (row.kind, row.record_key))
         for row in rows:
             if row.record_key.lower().startswith(term):
                 identity = (row.kind, row.record_key)
@@ -166,6 +173,9 @@ def _segment(
         expression = " ".join(f'"{term}"' for term in long_terms)
         source = fts.join(docs, docs.c.id == fts.c.rowid)
         conditions.append(sa.literal_column(FTS_TABLE).op("MATCH")(expression))
+        # `+ 0`: the documents' index must not drive the join (it would probe the FTS table once
+        # per document of the Kinds to spare the sort): the FTS matches do
+        conditions[0] = docs.c.branch_id + 0 == branch_id
     return docs, conditions, source
 
 
