@@ -9,8 +9,10 @@ text, so SQLite and PostgreSQL answer the same hits in the same order:
 
 with tf = 4 × occurrences in the title + occurrences in the body, dl = 4 × words of the title +
 words of the body, avgdl the mean dl of the candidates, k1 = 1.2, b = 0.75 and
-idf = ln(1 + (N - df + 0.5) / (df + 0.5)) (N: live documents of the Kinds searched, df: those
-holding the term; with a single term the idf is left out, it would not change the order).
+idf = ln(1 + (N - df + 0.5) / (df + 0.5)) (df: the live documents of the Kinds searched holding
+the term; N: the candidates, or the largest df when a term holds more: counting every document
+of the Kinds would cost a scan; with a single term the idf is left out, it would not change the
+order).
 Order: a Record named by key first, then more terms held, then score, then Kind and key.
 
 A term of one or two characters is looked up on its own only when the text has no longer term;
@@ -170,7 +172,7 @@ def _score(
         if term not in frequency:  # a short term beside longer ones: its candidates count
             frequency[term] = sum(term in held for held in held_by)
     scored = [term for term in terms if frequency.get(term)]
-    total = count(connection, chain, kinds, []) if len(scored) > 1 else 0
+    total = max([len(docs), *frequency.values()]) if len(scored) > 1 else 0
     found: list[tuple[Document, float, tuple[str, ...]]] = []
     for doc, (title, body), length, held in zip(docs, texts, lengths, held_by, strict=True):
         score = 0.0
