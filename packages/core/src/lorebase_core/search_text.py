@@ -74,6 +74,14 @@ class Interpretation:
         }
 
 
+@dataclass(frozen=True)
+class Names:
+    """What a schema's names are to a search, for the Kinds one scope reads."""
+
+    kinds: dict[str, list[str]]
+    protected: frozenset[str]
+
+
 def text_terms(text: str) -> list[str]:
     """The terms of some text: lower case; a word with a digit keeps its punctuation."""
     found: list[str] = []
@@ -85,8 +93,34 @@ def text_terms(text: str) -> list[str]:
     return found
 
 
+_NAMES: dict[tuple[int, frozenset[str] | None], tuple[Schema, Names]] = {}
+_NAMES_KEPT = 64
+
+
+def _names(schema: Schema, scope: ReadScope) -> Names:
+    """`Names` of a schema for the Kinds a scope reads, computed once per schema and Kinds."""
+    key = (id(schema), scope.kinds)
+    kept = _NAMES.get(key)
+    if kept is not None and kept[0] is schema:
+        return kept[1]
+    if len(_NAMES) >= _NAMES_KEPT:
+        _NAMES.clear()
+    names = Names(_kind_names(schema, scope), _protected_names(schema, scope))
+    _NAMES[key] = (schema, names)
+    return names
+
+
 def kind_names(schema: Schema, scope: ReadScope) -> dict[str, list[str]]:
     """Normalized singular names and aliases of the readable Kinds, with the Kinds they name."""
+    return _names(schema, scope).kinds
+
+
+def protected_names(schema: Schema, scope: ReadScope) -> frozenset[str]:
+    """Names a correction never rewrites: readable Kinds, their Attributes, Relations."""
+    return _names(schema, scope).protected
+
+
+def _kind_names(schema: Schema, scope: ReadScope) -> dict[str, list[str]]:
     names: dict[str, list[str]] = {}
     for name in scope.visible_kinds(schema):
         for alias in (name, *schema.kinds[name].aliases):
@@ -96,9 +130,8 @@ def kind_names(schema: Schema, scope: ReadScope) -> dict[str, list[str]]:
     return names
 
 
-def protected_names(schema: Schema, scope: ReadScope) -> frozenset[str]:
-    """Names a correction never rewrites: readable Kinds, their Attributes, Relations."""
-    found: set[str] = set(kind_names(schema, scope))
+def _protected_names(schema: Schema, scope: ReadScope) -> frozenset[str]:
+    found: set[str] = set(_kind_names(schema, scope))
     for name in scope.visible_kinds(schema):
         for attribute, rules in schema.kinds[name].attributes.items():
             found.update(singular(normalize(alias)) for alias in (attribute, *rules.aliases))

@@ -14,6 +14,7 @@ the term found in more documents, then alphabetical order.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,15 +73,9 @@ def fetch(
     found: list[Document] = []
     more = False
     for position, branch_id in enumerate(chain):
-        docs, conditions, source = _segment(connection, branch_id, chain[:position], kinds, terms)
-        query = (
-            sa.select(docs.c.kind, docs.c.record_key, docs.c.title, docs.c.body)
-            .select_from(source)
-            .where(*conditions)
-            .order_by(*_ordering(connection, docs))
-            .limit(cap + 1)
-        )
-        rows = connection.execute(query).all()
+        statement, parameters = _segment(connection, chain[:position], terms, counting=False)
+        parameters.update(branch=branch_id, kinds=list(kinds), limit=cap + 1)
+        rows = connection.execute(statement, parameters).all()
         more = more or len(rows) > cap
         found.extend(Document(row.kind, row.record_key, row.title, row.body) for row in rows)
     found.sort(key=lambda doc: (doc.kind, doc.key))
@@ -93,9 +88,9 @@ def count(
     """How many live documents hold every term (every live document when `terms` is empty)."""
     total = 0
     for position, branch_id in enumerate(chain):
-        _docs, conditions, source = _segment(connection, branch_id, chain[:position], kinds, terms)
-        query = sa.select(sa.func.count()).select_from(source).where(*conditions)
-        total += int(connection.execute(query).scalar_one())
+        statement, parameters = _segment(connection, chain[:position], terms, counting=True)
+        parameters.update(branch=branch_id, kinds=list(kinds))
+        total += int(connection.execute(statement, parameters).scalar_one())
     return total
 
 
@@ -106,27 +101,16 @@ def keyed(
 
     Keys are probed in the unique index as written, upper case and capitalized: a prefix is
     unique when exactly one live key of the Kinds searched starts with it (of the first
-    KEY_PROBES per branch). Prefixes need three characters.
+    KEY_PROBES per variant and branch). Prefixes need three characters.
     """
-    docs = t.search_documents.c
-    arms = [
-        sa.select(docs.kind, docs.record_key, docs.deleted, docs.title, docs.body).where(
-            docs.kind.in_(list(kinds)),
-            docs.record_key >= variant,
-            docs.record_key < variant + _LAST,
-            docs.branch_id == sa.bindparam("branch"),
-        )
-        for variant in sorted({term, term.upper(), term.lower(), term.capitalize()})
-    ]
+    variants = sorted({term, term.upper(), term.capitalize()})
+    parameters: dict[str, Any] = {"kinds": list(kinds), "limit": KEY_PROBES}
+    for index, variant in enumerate(variants):
+        parameters.update({f"v{index}": variant, f"e{index}": variant + _LAST})
     seen: dict[tuple[str, str], Document | None] = {}
     for branch_id in chain:
-        rows = [
-            row
-            for arm in arms  # one range of the unique index each (an OR of them scans the Kind)
-            for row in connection.execute(arm.limit(KEY_PROBES), {"branch": branch_id})
-        ]
-        rows.sort(key=lambda row: (row.kind, row.record_key))
-        for row in rows:
+        rows = connection.execute(_keys_statement(len(variants)), {**parameters, "b": branch_id})
+        for row in sorted(rows, key=lambda row: (row.kind, row.record_key)):
             if row.record_key.lower().startswith(term):
                 identity = (row.kind, row.record_key)
                 document = Document(row.kind, row.record_key, row.title, row.body)
@@ -138,52 +122,85 @@ def keyed(
     return live if len(live) == 1 and len(term) >= MIN_TERM else []
 
 
+@functools.lru_cache(maxsize=8)
+def _keys_statement(variants: int) -> sa.CompoundSelect[Any]:
+    """One range of the unique index per variant (an OR of them would scan the Kinds)."""
+    docs = t.search_documents.c
+    arms = [
+        sa.select(docs.kind, docs.record_key, docs.deleted, docs.title, docs.body)
+        .where(
+            docs.branch_id == sa.bindparam("b"),
+            docs.kind.in_(sa.bindparam("kinds", expanding=True)),
+            docs.record_key >= sa.bindparam(f"v{index}"),
+            docs.record_key < sa.bindparam(f"e{index}"),
+        )
+        .limit(sa.bindparam("limit"))
+        .subquery()
+        for index in range(variants)
+    ]
+    return sa.union_all(*(sa.select(arm) for arm in arms))
+
+
 def _segment(
-    connection: sa.Connection,
-    branch_id: int,
-    nearer: Sequence[int],
-    kinds: Sequence[str],
-    terms: Sequence[str],
-) -> tuple[Any, list[sa.ColumnElement[bool]], sa.FromClause]:
-    """The documents alias, the conditions and the FROM of one branch's documents."""
+    connection: sa.Connection, nearer: Sequence[int], terms: Sequence[str], *, counting: bool
+) -> tuple[sa.Select[Any], dict[str, Any]]:
+    """The statement reading one branch's documents holding the terms, and its parameters."""
+    sqlite = is_sqlite(connection)
+    long_terms = [term for term in terms if sqlite and len(term) >= MIN_TERM]
+    like = [term for term in terms if term not in long_terms]
+    parameters: dict[str, Any] = {f"t{index}": f"%{term}%" for index, term in enumerate(like)}
+    if long_terms:
+        parameters["match"] = " ".join(f'"{term}"' for term in long_terms)
+    if nearer:
+        parameters["nearer"] = list(nearer)
+    statement = _statement(sqlite, bool(long_terms), len(like), bool(nearer), counting)
+    return statement, parameters
+
+
+@functools.lru_cache(maxsize=128)
+def _statement(
+    sqlite: bool, matching: bool, likes: int, nearer: bool, counting: bool
+) -> sa.Select[Any]:
+    """Built once per shape: the documents of a branch holding the terms, in Kind and key order."""
     docs = t.search_documents.alias("d")
     conditions: list[sa.ColumnElement[bool]] = [
-        docs.c.branch_id == branch_id,
-        docs.c.kind.in_(list(kinds)),
+        docs.c.branch_id == sa.bindparam("branch"),
+        docs.c.kind.in_(sa.bindparam("kinds", expanding=True)),
         docs.c.deleted.is_(False),
     ]
     if nearer:
         shadow = t.search_documents.alias("n")
         conditions.append(
             ~sa.exists().where(
-                shadow.c.branch_id.in_(list(nearer)),
+                shadow.c.branch_id.in_(sa.bindparam("nearer", expanding=True)),
                 shadow.c.kind == docs.c.kind,
                 shadow.c.record_key == docs.c.record_key,
             )
         )
+    text = _qualified(PG_TEXT) if not sqlite else sa.func.lower(docs.c.title + " " + docs.c.body)
+    conditions.extend(text.like(sa.bindparam(f"t{index}")) for index in range(likes))
     source: sa.FromClause = docs
-    if not is_sqlite(connection):
-        conditions.extend(_qualified(PG_TEXT).like(f"%{term}%") for term in terms)
-        return docs, conditions, source
-    lowered = sa.func.lower(docs.c.title + " " + docs.c.body)
-    conditions.extend(lowered.like(f"%{term}%") for term in terms if len(term) < MIN_TERM)
-    long_terms = [term for term in terms if len(term) >= MIN_TERM]
-    if long_terms:
+    if matching:
         fts = sa.table(FTS_TABLE, sa.column("rowid"))
-        expression = " ".join(f'"{term}"' for term in long_terms)
         source = fts.join(docs, docs.c.id == fts.c.rowid)
-        conditions.append(sa.literal_column(FTS_TABLE).op("MATCH")(expression))
+        conditions.append(sa.literal_column(FTS_TABLE).op("MATCH")(sa.bindparam("match")))
         # `+ 0`: the documents' index must not drive the join (it would probe the FTS table once
         # per document of the Kinds to spare the sort): the FTS matches do
-        conditions[0] = docs.c.branch_id + 0 == branch_id
-    return docs, conditions, source
-
-
-def _ordering(connection: sa.Connection, docs: Any) -> list[sa.ColumnElement[str]]:
-    """Kind, then key, in code point order on both backends."""
-    if is_sqlite(connection):
-        return [docs.c.kind, docs.c.record_key]
-    return [docs.c.kind.collate("C"), docs.c.record_key.collate("C")]
+        conditions[0] = docs.c.branch_id + 0 == sa.bindparam("branch")
+    if counting:
+        return sa.select(sa.func.count()).select_from(source).where(*conditions)
+    ordering = (
+        [docs.c.kind, docs.c.record_key]
+        if sqlite
+        else [docs.c.kind.collate("C"), docs.c.record_key.collate("C")]
+    )
+    return (
+        sa.select(docs.c.kind, docs.c.record_key, docs.c.title, docs.c.body)
+        .select_from(source)
+        .where(*conditions)
+        .order_by(*ordering)
+        .limit(sa.bindparam("limit"))
+    )
 
 
 def _qualified(expression: str) -> sa.ColumnElement[str]:
