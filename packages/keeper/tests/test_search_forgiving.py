@@ -125,3 +125,13 @@ async def test_same_request_same_bytes_and_304(http: httpx.AsyncClient) -> None:
     assert first.content == second.content
     again = await http.post(SEARCH, json=body, headers={"If-None-Match": first.headers["ETag"]})
     assert again.status_code == 304
+
+
+async def test_context_packs_seeded_by_search_read_the_text_alike(http: httpx.AsyncClient) -> None:
+    context = "/api/v1/domains/supply/context"
+    response = await http.post(context, json={"search": "supplier S-1007", "depth": 0})
+    assert response.status_code == 200, response.text
+    assert [seed["ref"] for seed in response.json()["seeds"]] == ["Supplier/S-1007"]
+    refused = await http.post(context, json={"search": "tier:1", "depth": 0})
+    problem = assert_problem(refused, 422, "search-invalid")
+    assert problem["issues"][0]["code"] == "attribute-not-searchable"
