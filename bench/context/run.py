@@ -14,8 +14,9 @@ the sides of a figure are interleaved request by request (bench/reads `interleav
   `context_pack` makes (neighborhood, seed versions twice, recent changes, lineage), no HTTP.
 - cached_pack: one pack repeated (the answer cache serves it) vs a bare Starlette route
   returning the same bytes.
-- search, search_corrected: POST /search lexical, one word of the Items' notes per request (each
-  once), and a misspelled word that needs a correction; `store` side: `Reader.search`.
+- search, search_corrected, search_words: POST /search lexical, one word of the Items' notes per
+  request (each once), a misspelled word that needs a correction, and two words of the notes
+  (ranked over either); `store` side: `Reader.search`.
 - resolve, resolve_misses: POST /resolve with distinct short questions, `record_misses: false`,
   and once with misses recorded; `store` side: the Reader's value index and `resolve_text`.
 
@@ -99,6 +100,7 @@ FIGURES = (
     "cached_pack",
     "search",
     "search_corrected",
+    "search_words",
     "resolve",
     "resolve_misses",
 )
@@ -323,12 +325,15 @@ def bench_search(bench: Bench) -> dict[str, dict[str, Any]]:
     chosen = rng.sample(words, SEARCH_WARMUP + SEARCHES + SEARCH_WARMUP + CORRECTED)
     plain = chosen[: SEARCH_WARMUP + SEARCHES]
     wrong = [misspelled(word, rng) for word in chosen[SEARCH_WARMUP + SEARCHES :]]
+    paired = random.Random(67)  # its own generator: the other figures keep their words
+    two = [" ".join(paired.sample(words, 2)) for _ in range(SEARCH_WARMUP + SEARCHES)]
     limits = bench.settings.read.search
     store = bench.store
     results: dict[str, dict[str, Any]] = {}
     for name, queries, count in (
         ("search", plain, SEARCHES),
         ("search_corrected", wrong, CORRECTED),
+        ("search_words", two, SEARCHES),
     ):
         bodies = [encoded({"q": q, "kinds": [KIND], "limit": 20}) for q in queries]
         hits, corrected = [], 0

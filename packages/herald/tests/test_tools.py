@@ -134,6 +134,15 @@ async def test_search_corrects_the_spelling(mcp: Client) -> None:
     assert all(hit["kind"] == "Part" for hit in answer["result"]["hits"])
 
 
+async def test_search_shows_how_it_read_the_text(mcp: Client) -> None:
+    text, _ = await call(mcp, "lorebase_search", domain="supply", q="supplier S-1007")
+    assert "read as: Kinds Supplier; terms s-1007" in text
+    assert "Supplier/S-1007" in text
+    empty, _ = await call(mcp, "lorebase_search", domain="supply", q="zzqxv", kinds=["Part"])
+    assert "note: 'zzqxv' matched nothing in Part" in empty
+    assert "note: nothing found: POST /resolve" in empty
+
+
 async def test_resolve_grounds_words_and_names_what_it_could_not(mcp: Client) -> None:
     text, answer = await call(
         mcp, "lorebase_resolve", domain="supply", text="tier-1 suppliers in Poland"

@@ -36,7 +36,16 @@ async def test_bearing_and_bering(http: httpx.AsyncClient, supply: Store) -> Non
     head = supply.branch("supply", "main").head_revision
     assert answer["revision"] == head == response.headers["Lorebase-Revision"]
     hit = answer["hits"][0]
-    assert set(hit) == {"ref", "kind", "key", "title", "score", "matched", "values"}
+    assert set(hit) == {
+        "ref",
+        "kind",
+        "key",
+        "title",
+        "score",
+        "matched",
+        "matched_terms",
+        "values",
+    }
     corrected = (await http.post(SEARCH, json={"q": "bering"})).json()
     assert corrected["corrected"] == [{"from": "bering", "to": "bearing"}]
     assert sorted(refs(corrected)) == BEARINGS

@@ -66,7 +66,12 @@ def test_nothing_similar_corrects_nothing(supply: Store) -> None:
 
 
 def test_substrings_and_several_words(supply: Store) -> None:
-    assert sorted(refs(run(supply, {"q": "roller BEAR"}))) == ["Part/P-10012", "Part/P-10023"]
+    # any term finds; the Records holding every term come first
+    result = run(supply, {"q": "roller BEAR"})
+    assert sorted(refs(result)[:2]) == ["Part/P-10012", "Part/P-10023"]
+    assert sorted(refs(result)[2:]) == ["Part/P-10004", "Part/P-10036"]
+    assert [hit.matched_terms for hit in result.hits[:2]] == [["roller", "bear"]] * 2
+    assert [hit.matched_terms for hit in result.hits[2:]] == [["bear"]] * 2
 
 
 def test_kinds_traits_and_lens(supply: Store) -> None:
@@ -149,9 +154,20 @@ def test_an_overlay_branch_shadows_its_base(supply: Store) -> None:
     )
     on_branch = refs(run(supply, {"q": "bearing"}, branch="rename"))
     assert sorted(on_branch) == ["Part/P-10012", "Part/P-10023", "Part/P-10036"]
-    assert refs(run(supply, {"q": "ball race"}, branch="rename")) == ["Part/P-10004"]
+    renamed = run(supply, {"q": "ball race"}, branch="rename")
+    assert [
+        (hit.ref, hit.matched_terms)
+        for hit in renamed.hits
+        if hit.matched_terms
+        == [
+            "ball",
+            "race",
+        ]
+    ] == [("Part/P-10004", ["ball", "race"])]
     assert sorted(refs(run(supply, {"q": "bearing"}))) == BEARINGS
-    assert refs(run(supply, {"q": "ball race"})) == []
+    on_main = run(supply, {"q": "ball race"})
+    assert {hit.ref: hit.matched_terms for hit in on_main.hits}["Part/P-10004"] == ["ball"]
+    assert on_main.to_json()["notes"] == ["'race' matched nothing in " + ", ".join(on_main.kinds)]
 
 
 def test_a_copy_branch_is_searched_too(supply: Store) -> None:

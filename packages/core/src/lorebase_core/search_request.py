@@ -24,6 +24,7 @@ from lorebase_core.errors import (
     shortened,
 )
 from lorebase_core.schema import Schema
+from lorebase_core.search_text import Interpretation, interpret
 
 SearchMode = Literal["lexical", "semantic", "hybrid"]
 MODES: tuple[SearchMode, ...] = ("lexical", "semantic", "hybrid")
@@ -55,6 +56,8 @@ class SearchRequest:
         limit: hits answered at most.
         values: whether hits carry the Records' values (masked by scope).
         model: the embedding model whose stored vectors are compared (semantic, hybrid).
+        interpretation: how `q` was read (`lorebase_core.search_text`); None: read it when the
+            search runs.
     """
 
     q: str
@@ -64,6 +67,7 @@ class SearchRequest:
     limit: int = 20
     values: bool = True
     model: str | None = None
+    interpretation: Interpretation | None = None
 
 
 def parse_search(
@@ -129,9 +133,13 @@ def parse_search(
         issues.append(Issue("values", "expected true or false", "bad-type"))
         values = True
     vector, model = _vector(document, schema, mode, issues)
+    interpretation = None
+    if mode != "semantic" and q:
+        interpretation, refused = interpret(q, schema, scope, kinds)
+        issues.extend(refused)
     if issues:
         raise SearchInvalid(f"The search was refused: {len(issues)} problem(s)", issues)
-    return SearchRequest(q, kinds, mode, vector, limit, values, model)
+    return SearchRequest(q, kinds, mode, vector, limit, values, model, interpretation)
 
 
 def _kinds(

@@ -97,7 +97,10 @@ def _search_seeds(read: Read, parsed: ContextRequest, text: str) -> tuple[Record
         q=text, kinds=kinds, limit=settings.agents.context.max_seeds, values=False
     )
     result = read.reader.search(
-        request, read.scope, min_similarity=settings.read.search.min_similarity
+        request,
+        read.scope,
+        min_similarity=settings.read.search.min_similarity,
+        candidates=settings.read.search.candidates_per_term,
     )
     return tuple(sorted({RecordRef(hit.kind, hit.key) for hit in result.hits}, key=str))
 

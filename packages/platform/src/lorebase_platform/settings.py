@@ -471,6 +471,12 @@ class SearchSettings(PageSettings):
         ge=1,
         description="Longest q of POST /search (and search seed of POST /context), in characters.",
     )
+    candidates_per_term: int = Field(
+        default=1000,
+        ge=1,
+        description="Documents a lexical search reads per term at most (in Kind and key order) "
+        "to rank them; a term held by more still counts them all in its weight.",
+    )
 
 
 class ResolveMissesSettings(_Section):

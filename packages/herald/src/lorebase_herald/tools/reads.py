@@ -357,6 +357,14 @@ def render_schema(answer: Mapping[str, Any]) -> str:
 
 def render_search(answer: Mapping[str, Any]) -> str:
     lines = [f"# Search {value(answer.get('q', ''))} in {where(answer)} ({answer.get('mode')})"]
+    interpreted = answer.get("interpreted") or {}
+    if interpreted.get("kinds") or interpreted.get("attributes"):
+        read = [f"Kinds {', '.join(interpreted.get('kinds') or answer.get('kinds', []))}"]
+        read += [
+            f"{item['attribute']}:{item['term']}" for item in interpreted.get("attributes", [])
+        ]
+        read.append(f"terms {', '.join(interpreted.get('terms', []))}")
+        lines.append(f"read as: {'; '.join(read)}")
     if answer.get("corrected"):
         lines.append(f"corrected: {value(answer['corrected'])}")
     for hit in answer.get("hits", []):
@@ -364,6 +372,7 @@ def render_search(answer: Mapping[str, Any]) -> str:
         if hit.get("matched"):
             line += f" [matched {', '.join(hit['matched'])}]"
         lines.append(line)
+    lines += [f"note: {note}" for note in answer.get("notes", [])]
     return "\n".join(lines)
 
 

@@ -59,7 +59,12 @@ def search(
             stamp["vectors"] = read.reader.vectors_stamp(parsed.model)
 
         def compute(_etag: str) -> dict[str, Any]:
-            result = read.reader.search(parsed, read.scope, min_similarity=limits.min_similarity)
+            result = read.reader.search(
+                parsed,
+                read.scope,
+                min_similarity=limits.min_similarity,
+                candidates=limits.candidates_per_term,
+            )
             return {**read.stamp(), **result.to_json()}
 
         return read.answer(request, compute, body=stamp)

@@ -34,7 +34,23 @@ class Hit(Shape):
     title: str
     score: float
     matched: list[str]
+    matched_terms: list[str] | None = Field(
+        default=None, description="The terms of q the Record holds (lexical and hybrid)."
+    )
     values: Values | None = None
+
+
+class AttributeTerm(Shape):
+    attribute: str
+    term: str
+
+
+class Interpreted(Shape):
+    kinds: list[str] | None = Field(
+        description="The Kinds words of q named and the search was narrowed to (null: none)."
+    )
+    terms: list[str] = Field(description="The terms searched, after corrections.")
+    attributes: list[AttributeTerm] = Field(description="attr:value terms of q.")
 
 
 class SearchAnswer(Stamped):
@@ -42,6 +58,14 @@ class SearchAnswer(Stamped):
     mode: Literal["lexical", "semantic", "hybrid"]
     kinds: list[str]
     corrected: list[Correction] | None = Field(default=None, description="Not for semantic.")
+    interpreted: Interpreted | None = Field(
+        default=None, description="How q was read (not for semantic)."
+    )
+    notes: list[str] | None = Field(
+        default=None,
+        description="Terms that matched nothing and, for an empty answer, what to try "
+        "(not for semantic).",
+    )
     hits: list[Hit]
     capped: bool | None = Field(default=None, description="Not for lexical.")
 

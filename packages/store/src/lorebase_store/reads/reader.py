@@ -39,6 +39,7 @@ from lorebase_store.results import (
     RevisionInfo,
 )
 from lorebase_store.search import SearchResult
+from lorebase_store.search import rank as search_rank
 from lorebase_store.search import run as search_run
 from lorebase_store.search import vectors as search_vectors
 from lorebase_store.versioned.schemas import schema_at
@@ -236,7 +237,12 @@ class Reader:
 
     # -- search (docs/search.md) -------------------------------------------------------------
     def search(
-        self, request: SearchRequest, scope: ReadScope, *, min_similarity: float = 0.3
+        self,
+        request: SearchRequest,
+        scope: ReadScope,
+        *,
+        min_similarity: float = 0.3,
+        candidates: int = search_rank.CANDIDATES_PER_TERM,
     ) -> SearchResult:
         """A search at the head of the branch read (`lorebase_store.search.search`)."""
         return search_run.search(
@@ -246,6 +252,7 @@ class Reader:
             scope,
             request,
             min_similarity=min_similarity,
+            candidates=candidates,
         )
 
     def vectors_stamp(self, model: str) -> str:

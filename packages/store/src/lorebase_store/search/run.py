@@ -4,22 +4,31 @@ Candidates come from the index (lexical) or the stored vectors (semantic); each 
 through the View, so a hit always shows the Record as the branch sees it, masked by the caller's
 scope, and a Record the branch deleted or never had is dropped. Hybrid ranks by reciprocal rank
 fusion of the two lists: score = sum over the lists of 1 / (RRF_K + rank), rank from 1.
+
+The text of lexical and hybrid searches is read first (`lorebase_core.search_text`): Kind words
+narrow the Kinds, `attr:value` terms must hold in that Attribute's value; the lexical ranking is
+`rank.py`'s. The answer says how the text was read (`interpreted`) and, in `notes`, which terms
+matched nothing and what to try when nothing was found (`notes.py`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sqlalchemy as sa
 
 from lorebase_core.access import ReadScope
+from lorebase_core.errors import SearchInvalid
 from lorebase_core.schema import Schema
 from lorebase_core.search_request import SearchRequest
+from lorebase_core.search_text import AttributeTerm, Interpretation, interpret
 from lorebase_store import tables as t
-from lorebase_store.search.lexical import Correction, corrections, match
-from lorebase_store.search.text import matched_attributes, record_title, words
+from lorebase_store.search.lexical import Correction
+from lorebase_store.search.notes import search_notes
+from lorebase_store.search.rank import CANDIDATES_PER_TERM, Lexical, Ranked, lexical
+from lorebase_store.search.text import matched_attributes, record_title
 from lorebase_store.search.vectors import nearest
 from lorebase_store.versioned.current import Current, current_records
 from lorebase_store.versioned.views import View
@@ -37,6 +46,7 @@ class SearchHit:
     score: float
     matched: list[str]
     values: dict[str, Any] | None
+    matched_terms: list[str] | None = None
 
     @property
     def ref(self) -> str:
@@ -51,6 +61,8 @@ class SearchHit:
             "score": self.score,
             "matched": self.matched,
         }
+        if self.matched_terms is not None:
+            hit["matched_terms"] = self.matched_terms
         if self.values is not None:
             hit["values"] = self.values
         return hit
@@ -64,11 +76,16 @@ class SearchResult:
     hits: list[SearchHit]
     corrected: list[Correction] = field(default_factory=list)
     capped: bool = False
+    interpreted: Interpretation | None = None
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         answer: dict[str, Any] = {"q": self.q, "mode": self.mode, "kinds": list(self.kinds)}
         if self.mode != "semantic":
             answer["corrected"] = [correction.to_json() for correction in self.corrected]
+            if self.interpreted is not None:
+                answer["interpreted"] = self.interpreted.to_json()
+            answer["notes"] = self.notes
         answer["hits"] = [hit.to_json() for hit in self.hits]
         if self.mode != "lexical":
             answer["capped"] = self.capped
@@ -95,40 +112,42 @@ def search(
     request: SearchRequest,
     *,
     min_similarity: float,
+    candidates: int = CANDIDATES_PER_TERM,
 ) -> SearchResult:
-    """Run a checked search (`lorebase_core.search_request`) at the head of the View's branch."""
+    """Run a checked search (`lorebase_core.search_request`) at the head of the View's branch.
+
+    `candidates` is `read.search.candidates_per_term` (documents fetched per term at most).
+    """
     kinds = tuple(kind for kind in request.kinds if scope.kind_visible(kind))
+    reading = request.interpretation
+    if reading is None and request.mode != "semantic":
+        reading, issues = interpret(request.q, schema, scope, kinds)
+        if issues:
+            raise SearchInvalid(f"The search was refused: {len(issues)} problem(s)", issues)
+    if reading is not None:
+        kinds = tuple(kind for kind in reading.kinds if scope.kind_visible(kind))
+        reading = replace(reading, kinds=kinds)
     chain = search_chain(connection, view)
     reader = _Hits(connection, view, schema, scope, request.values)
     if request.mode == "lexical":
-        found, corrected, searched = _lexical(
-            connection, chain, kinds, request.q, request.limit * 2 + 10, min_similarity
-        )
-        hits = reader.hits([(kind, key, score) for kind, key, score in found], searched)
-        return SearchResult(
-            q=request.q,
-            mode="lexical",
-            kinds=kinds,
-            hits=hits[: request.limit],
-            corrected=corrected,
-        )
+        assert reading is not None
+        found = lexical(connection, chain, reading, min_similarity=min_similarity, cap=candidates)
+        hits = reader.hits(found, enough=request.limit, within=found.attribute_terms)
+        return _answer(request, reading, found, hits[: request.limit], schema, scope)
     assert request.query_vector is not None
     assert request.model is not None
     ranked, capped = nearest(connection, view.domain.id, request.model, kinds, request.query_vector)
+    semantic = Lexical(ranked=[Ranked(kind, key, score, (), False) for kind, key, score in ranked])
     if request.mode == "semantic":
-        hits = reader.hits(ranked, [], enough=request.limit)
+        hits = reader.hits(semantic, enough=request.limit)
         return SearchResult(
-            q=request.q,
-            mode="semantic",
-            kinds=kinds,
-            hits=hits[: request.limit],
-            corrected=[],
-            capped=capped,
+            q=request.q, mode="semantic", kinds=kinds, hits=hits[: request.limit], capped=capped
         )
+    assert reading is not None
     size = max(HYBRID_CANDIDATES, 4 * request.limit)
-    found, corrected, searched = _lexical(connection, chain, kinds, request.q, size, min_similarity)
-    lexical_hits = reader.hits(found, searched, enough=size)
-    semantic_hits = reader.hits(ranked, [], enough=size)
+    found = lexical(connection, chain, reading, min_similarity=min_similarity, cap=candidates)
+    lexical_hits = reader.hits(found, enough=size, within=found.attribute_terms)
+    semantic_hits = reader.hits(semantic, enough=size, within=found.attribute_terms)
     fused: dict[tuple[str, str], float] = {}
     best: dict[tuple[str, str], SearchHit] = {}
     for ranking in (lexical_hits, semantic_hits):
@@ -139,39 +158,34 @@ def search(
                 best[identity] = hit
     order = sorted(fused, key=lambda identity: (-round(fused[identity], 9), *identity))
     hits = [
-        SearchHit(
-            kind=kind,
-            key=key,
-            title=best[(kind, key)].title,
-            score=round(fused[(kind, key)], 6),
-            matched=best[(kind, key)].matched,
-            values=best[(kind, key)].values,
-        )
-        for kind, key in order[: request.limit]
+        replace(best[identity], score=round(fused[identity], 6))
+        for identity in order[: request.limit]
     ]
-    return SearchResult(
-        q=request.q, mode="hybrid", kinds=kinds, hits=hits, corrected=corrected, capped=capped
+    answer = _answer(request, reading, found, hits, schema, scope)
+    return replace(answer, mode="hybrid", capped=capped)
+
+
+def _answer(
+    request: SearchRequest,
+    reading: Interpretation,
+    found: Lexical,
+    hits: list[SearchHit],
+    schema: Schema,
+    scope: ReadScope,
+) -> SearchResult:
+    """A lexical (or hybrid) answer: how the text was read, its corrections and notes."""
+    reading = replace(
+        reading, terms=tuple(found.terms), attribute_terms=tuple(found.attribute_terms)
     )
-
-
-def _lexical(
-    connection: sa.Connection,
-    chain: Sequence[int],
-    kinds: Sequence[str],
-    q: str,
-    size: int,
-    min_similarity: float,
-) -> tuple[list[tuple[str, str, float]], list[Correction], list[str]]:
-    searched = list(dict.fromkeys(words(q)))
-    found = match(connection, chain, kinds, searched, size)
-    corrected: list[Correction] = []
-    if not found and searched:
-        corrected = corrections(connection, chain, kinds, searched, min_similarity=min_similarity)
-        if corrected:
-            replaced = {correction.written: correction.corrected for correction in corrected}
-            searched = list(dict.fromkeys(replaced.get(word, word) for word in searched))
-            found = match(connection, chain, kinds, searched, size)
-    return [(hit.kind, hit.key, hit.score) for hit in found], corrected, searched
+    return SearchResult(
+        q=request.q,
+        mode=request.mode,
+        kinds=reading.kinds,
+        hits=hits,
+        corrected=found.corrected,
+        interpreted=reading,
+        notes=search_notes(request.q, reading, found, bool(hits), schema, scope),
+    )
 
 
 class _Hits:
@@ -193,45 +207,49 @@ class _Hits:
 
     def hits(
         self,
-        candidates: Sequence[tuple[str, str, float]],
-        searched: Sequence[str],
+        found: Lexical,
         *,
-        enough: int | None = None,
+        enough: int,
+        within: Sequence[AttributeTerm] = (),
     ) -> list[SearchHit]:
-        found: list[SearchHit] = []
+        """The first `enough` candidates the View sees whose values hold the Attribute terms."""
+        hits: list[SearchHit] = []
         chunk = 200
-        for start in range(0, len(candidates), chunk):
-            part = candidates[start : start + chunk]
+        searched = found.terms
+        for start in range(0, len(found.ranked), chunk):
+            part = found.ranked[start : start + chunk]
             visible: dict[tuple[str, str], Current] = {}
-            for kind in sorted({kind for kind, _, _ in part}):
-                keys = [key for k, key, _ in part if k == kind]
+            for kind in sorted({candidate.kind for candidate in part}):
+                keys = [candidate.key for candidate in part if candidate.kind == kind]
                 for key, current in current_records(
                     self.connection, self.view.segments, kind, keys
                 ).items():
                     visible[(kind, key)] = current
-            for kind, key, score in part:
-                seen = visible.get((kind, key))
-                if seen is None or seen.deleted:
+            for candidate in part:
+                seen = visible.get((candidate.kind, candidate.key))
+                if seen is None or seen.deleted or not _holds(seen.values, within):
                     continue
-                found.append(self._hit(kind, key, score, seen.values, searched))
-            if enough is not None and len(found) >= enough:
+                hits.append(self._hit(candidate, seen.values, searched))
+            if len(hits) >= enough:
                 break
-        return found
+        return hits
 
-    def _hit(
-        self,
-        kind_name: str,
-        key: str,
-        score: float,
-        values: dict[str, Any],
-        searched: Sequence[str],
-    ) -> SearchHit:
-        kind = self.schema.kinds[kind_name]
+    def _hit(self, candidate: Ranked, values: dict[str, Any], searched: Sequence[str]) -> SearchHit:
+        kind = self.schema.kinds[candidate.kind]
         return SearchHit(
-            kind=kind_name,
-            key=key,
-            title=record_title(kind, key, values),
-            score=score,
+            kind=candidate.kind,
+            key=candidate.key,
+            title=record_title(kind, candidate.key, values),
+            score=candidate.score,
             matched=matched_attributes(kind, values, searched) if searched else [],
             values=self.scope.mask(kind.attributes, values) if self.with_values else None,
+            matched_terms=list(candidate.matched_terms) if searched else None,
         )
+
+
+def _holds(values: dict[str, Any], within: Sequence[AttributeTerm]) -> bool:
+    """Whether each Attribute term occurs in its Attribute's value."""
+    return all(
+        values.get(item.attribute) is not None and item.term in str(values[item.attribute]).lower()
+        for item in within
+    )
