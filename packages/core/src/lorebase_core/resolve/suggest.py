@@ -14,8 +14,8 @@ none, the Kind of its first predicate), one query with that Kind as the subject:
   predicate's `count`;
 - `select` is the subject's title and the subject's Attributes the question names;
 - after it, the same query without the values named by an alias on Kinds the question does not
-  name, when it has some (an alias may take a verb for a state: "borrowed" for the Loan status
-  `out`).
+  name, when it has some (an alias of a state may be meant otherwise: "late" for the Loan status
+  `overdue` in "members with late novels").
 """
 
 from __future__ import annotations
@@ -171,8 +171,8 @@ class _Composer:
 
     def compose(self, subject: str, *, named_only: bool = False) -> Suggestion:
         """The query about `subject`; `named_only` leaves out the values named by an alias on
-        Kinds the question does not name ("borrowed" as the Loan status `out` in "members who
-        borrowed")."""
+        Kinds the question does not name ("late" as the Loan status `overdue` in "members with
+        late novels")."""
         root = _Node(subject)
         nodes = {subject: root}
         used: list[Candidate] = []
