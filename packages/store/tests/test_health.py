@@ -29,9 +29,10 @@ SUPPLY = Path(__file__).resolve().parents[3] / "examples" / "supply"
 
 _PERMISSIVE = [
     (
-        '        pattern: "^[A-Z]{2}$"\n        description: ISO 3166-1 alpha-2 code of the country '
-        "of the main production site",
-        "        description: ISO 3166-1 alpha-2 code of the country of the main production site",
+        '        pattern: "^[A-Z]{2}$"\n        vocabulary: iso3166\n        description: ISO 3166-1 '
+        "alpha-2 code of the country of the main production site",
+        "        vocabulary: iso3166\n        description: ISO 3166-1 alpha-2 code of the country of "
+        "the main production site",
     ),
     (
         "      legal_name:\n        type: string\n        required: true\n",
