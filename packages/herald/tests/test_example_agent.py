@@ -354,7 +354,8 @@ async def test_the_agent_on_a_real_local_model_takes_valid_steps_to_a_cited_answ
 ) -> None:
     """The plumbing on a real model (not its wisdom): every step it takes is valid, its tool
     calls reach Keeper through Herald, and it answers with a citation it read."""
-    llm = LlmSettings(base_url=local_model.base_url, model=local_model.model)
+    # a step reads every tool answer so far on 2 shared cores: a loaded machine takes minutes
+    llm = LlmSettings(base_url=local_model.base_url, model=local_model.model, timeout_s=600)
     options = RunOptions(task="contract-history", contract="C-3013", max_steps=3)
     report = await run_agent(options, agent_credentials(keeper), llm)
     [episode] = report.episodes
