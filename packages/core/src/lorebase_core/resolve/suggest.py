@@ -4,12 +4,12 @@ Never run here. For each Kind the question names, in the order it names them (or
 none, the Kind of its first predicate), one query with that Kind as the subject:
 
 - each phrase with value or comparison candidates gives one predicate (a close spelling only on a
-  Kind the question names): the candidate on a Kind
-  the question names, nearest to where it names it (then the best score), else the best one;
+  Kind the question names): the candidate on a Kind the question names, nearest to where it
+  names it (then the best score), else the best one;
 - each other Kind involved (named, holding a chosen predicate, or at the other end of a Relation
-  named from an involved Kind) is reached by the shortest
-  path of Relations from the subject (at most `max_hops`), the Relations the question names
-  first; its predicates go in the `where` of the last Relation predicate;
+  named from an involved Kind) is reached by the shortest path of Relations from the subject (at
+  most `max_hops`), the Relations the question names first; its predicates go in the `where` of
+  the last Relation predicate;
 - a count candidate ("a single supplier") on a Kind one Relation away becomes that Relation
   predicate's `count`;
 - `select` is the subject's title and the subject's Attributes the question names;
