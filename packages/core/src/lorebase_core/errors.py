@@ -22,13 +22,15 @@ of its own):
     │       ├── GraphRequestInvalid   422 graph-request-invalid
     │       ├── ContextRequestInvalid 422 context-request-invalid
     │       ├── LensUnknown           422 lens_unknown
-    │       └── SemanticUnavailable   422 semantic_unavailable
+    │       ├── SemanticUnavailable   422 semantic_unavailable
+    │       └── WebhookInvalid        422 webhook-invalid (target, events, branches, clearances)
     ├── Unauthorized                  401 unauthorized
     ├── Forbidden                     403 forbidden
     │   ├── KindForbidden             403 kind-forbidden
     │   ├── HistoryForbidden          403 history-forbidden
     │   ├── MergeOutsideScope         403 merge-outside-scope
-    │   └── AttributeForbidden        403 attribute-forbidden
+    │   ├── AttributeForbidden        403 attribute-forbidden
+    │   └── ClearanceForbidden        403 clearance-forbidden (a webhook clearance not held)
     ├── NotFound                      404 not-found
     │   ├── DomainNotFound            404 domain-not-found
     │   ├── BranchNotFound            404 branch-not-found
@@ -46,10 +48,14 @@ of its own):
     │   ├── PrincipalNotFound         404 principal-not-found
     │   ├── KeyNotFound               404 key-not-found
     │   ├── GrantNotFound             404 grant-not-found
-    │   └── TraceSessionNotFound      404 trace-session-not-found (none, or none the caller sees)
+    │   ├── TraceSessionNotFound      404 trace-session-not-found (none, or none the caller sees)
+    │   ├── WebhookNotFound           404 webhook-not-found
+    │   └── DeliveryNotFound          404 delivery-not-found
     ├── MethodNotAllowed              405 method-not-allowed (the answer has an Allow header)
     ├── RequestTimeout                408 request-timeout (a body that did not arrive in time)
     ├── BodyTooLarge                  413 body-too-large (keeper.max_body_bytes)
+    ├── TooManyRequests               429 too-many-requests (the answer has a Retry-After header)
+    │   └── TooManyStreams            429 too-many-streams (agents.feed.max_streams_*)
     ├── UnsafeSettings                500 unsafe-settings (a process refuses to start with them)
     ├── NotImplementedYet             501 not-implemented (a planned part of the API)
     ├── UnexpectedAnswer              502 unexpected-answer (the client's: not Keeper's answer)
@@ -67,7 +73,9 @@ of its own):
         ├── MergeConflicts            409 merge-conflicts
         ├── MergeBlocked              409 merge-blocked
         ├── SelfApproval              409 self-approval
-        └── ProposalNotOpen           409 proposal-not-open
+        ├── ProposalNotOpen           409 proposal-not-open
+        ├── ResyncRequired            409 resync-required (a feed `since` that cannot be followed)
+        └── EncryptionKeyRequired     409 encryption_key_required (webhooks.encryption_key)
 """
 
 from __future__ import annotations
@@ -512,6 +520,29 @@ class BodyTooLarge(LorebaseError):
     title = "Request body too large"
 
 
+class TooManyRequests(LorebaseError):
+    """Too much at once from one caller: the answer says when to try again.
+
+    `retry_after_s` (whole seconds, at least 1) becomes the answer's `Retry-After` header and the
+    problem's `retry_after_s` member.
+    """
+
+    status = 429
+    code = "too-many-requests"
+    title = "Too many requests"
+
+    def __init__(self, detail: str, *, retry_after_s: int = 1, **extra: Any) -> None:
+        super().__init__(detail, retry_after_s=max(1, int(retry_after_s)), **extra)
+        self.retry_after_s = max(1, int(retry_after_s))
+
+
+class TooManyStreams(TooManyRequests):
+    """More open event streams than agents.feed.max_streams_per_principal or _per_process."""
+
+    code = "too-many-streams"
+    title = "Too many open event streams"
+
+
 class UnsafeSettings(LorebaseError):
     """Settings a process refuses to start with, because they would expose it (say how to fix)."""
 
@@ -645,6 +676,48 @@ class SelfApproval(Conflict):
 class ProposalNotOpen(Conflict):
     code = "proposal-not-open"
     title = "The Proposal is not open"
+
+
+class ResyncRequired(Conflict):
+    """A feed position that cannot be followed: take a new context pack, follow from its revision.
+
+    A `since` off the first-parent history of the branch, or more than agents.feed.max_scan
+    Revisions behind its head.
+    """
+
+    code = "resync-required"
+    title = "Take a new context pack"
+
+
+class EncryptionKeyRequired(Conflict):
+    """A webhook cannot be created without webhooks.encryption_key (or allow_unsealed_keys)."""
+
+    code = "encryption_key_required"
+    title = "Webhook encryption key required"
+
+
+class WebhookNotFound(NotFound):
+    code = "webhook-not-found"
+    title = "Webhook not found"
+
+
+class DeliveryNotFound(NotFound):
+    code = "delivery-not-found"
+    title = "Delivery not found"
+
+
+class WebhookInvalid(InvalidInput):
+    """A webhook's target, events, branches or clearances that cannot be accepted."""
+
+    code = "webhook-invalid"
+    title = "Webhook invalid"
+
+
+class ClearanceForbidden(Forbidden):
+    """A webhook clearance (pii, ...) whose read permission the caller lacks on the whole Domain."""
+
+    code = "clearance-forbidden"
+    title = "Clearance not held"
 
 
 class BranchesUnrelated(BadRequest):

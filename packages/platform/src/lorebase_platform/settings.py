@@ -582,10 +582,119 @@ class ImportSettings(_Section):
 
 
 class FeedSettings(_Section):
+    """agents.feed: the event stream and the polling feed of a branch (docs/feed.md)."""
+
     changed_keys_max: int = Field(
         default=100,
         ge=0,
         description="Changed Record keys listed in one revision event (keys_truncated past it).",
+    )
+    poll_interval_s: float = Field(
+        default=1.0,
+        gt=0,
+        le=60,
+        description="How often open streams and Scribe look at the event table on SQLite "
+        "(and on PostgreSQL as the fallback of LISTEN/NOTIFY).",
+    )
+    heartbeat_s: float = Field(
+        default=15.0, gt=0, le=300, description="A keep-alive comment after this much silence."
+    )
+    max_connection_s: float = Field(
+        default=3600.0,
+        gt=0,
+        description="A stream is closed after this long; clients reconnect with Last-Event-ID.",
+    )
+    reauthorize_interval_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="How often an open stream checks its credential and grants again.",
+    )
+    retry_ms: int = Field(
+        default=3000, ge=0, description="The `retry:` a stream sends: clients wait this long."
+    )
+    default_limit: int = Field(
+        default=50, ge=1, description="Events of a changes page when the request names no limit."
+    )
+    max_limit: int = Field(default=500, ge=1, description="Largest changes page.")
+    max_scan: int = Field(
+        default=10_000,
+        ge=1,
+        description="A `since` further behind the head than this many first-parent Revisions "
+        "answers 409 resync-required.",
+    )
+    max_streams_per_principal: int = Field(
+        default=10, ge=1, description="Open event streams of one principal (429 past it)."
+    )
+    max_streams_per_process: int = Field(
+        default=1000, ge=1, description="Open event streams of one Keeper process (429 past it)."
+    )
+
+
+class WebhookSettings(_Section):
+    """webhooks: registered receivers and how Scribe delivers to them (docs/feed.md)."""
+
+    encryption_key: str | None = Field(
+        default=None,
+        pattern=r"^secret://",
+        description="Key that seals the stored digests of webhook secrets (AES-256-GCM), as "
+        "secret://env/NAME or secret://file//path, at least 32 characters, the same for Keeper "
+        "and Scribe. Without it creating a webhook answers 409 encryption_key_required.",
+    )
+    previous_encryption_keys: list[str] = Field(
+        default_factory=list,
+        description="Earlier values of encryption_key (secret:// references): keys sealed "
+        "under them still sign, and each delivery pass re-seals up to `batch` of them.",
+    )
+    allow_unsealed_keys: bool = Field(
+        default=False,
+        description="Store secret digests unsealed when no encryption_key is set (local "
+        "development only).",
+    )
+    allowed_schemes: list[str] = Field(
+        default_factory=lambda: ["https"], description="URL schemes a target may use."
+    )
+    allow_private_targets: bool = Field(
+        default=False,
+        description="Allow targets that resolve to private, loopback or link-local addresses "
+        "(local development and tests only).",
+    )
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="Extra headers sent with every delivery (values may be secret:// refs); "
+        "they never replace the Lorebase-* headers.",
+    )
+    timeout_s: float = Field(
+        default=10.0, gt=0, description="One attempt, host lookup included, is cut off after this."
+    )
+    connect_timeout_s: float = Field(
+        default=5.0, gt=0, description="A connection to one address is given up after this."
+    )
+    max_attempts: int = Field(
+        default=8, ge=1, description="Attempts of one delivery before it is marked dead."
+    )
+    backoff_initial_s: float = Field(
+        default=10.0, gt=0, description="Wait before the second attempt."
+    )
+    backoff_multiplier: float = Field(
+        default=2.0, ge=1, description="Each further wait is the last one times this."
+    )
+    backoff_max_s: float = Field(default=3600.0, gt=0, description="Longest wait between attempts.")
+    concurrency: int = Field(
+        default=8, ge=1, le=256, description="Deliveries a pass sends at the same time."
+    )
+    pass_timeout_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="A pass starts no delivery after this long; the rest wait for the next pass "
+        "without counting an attempt.",
+    )
+    batch: int = Field(
+        default=100,
+        ge=1,
+        description="Deliveries one pass takes, and keys one pass seals or re-seals.",
+    )
+    retention_days: int = Field(
+        default=14, ge=1, description="Delivered and dead deliveries older than this are pruned."
     )
 
 
@@ -615,6 +724,62 @@ class TelemetrySettings(_Section):
     )
     export_interval_s: float = Field(
         default=60.0, gt=0, description="Seconds between two exports of the metrics."
+    )
+
+
+class ScribeJobSettings(_Section):
+    """scribe.jobs.<kind>: how often one kind of job runs."""
+
+    enabled: bool = Field(default=True, description="Run this job.")
+    interval_s: float = Field(
+        default=60.0, gt=0, description="Wait between two runs of this job (per Domain)."
+    )
+
+
+class ScribeJobsSettings(_Section):
+    """scribe.jobs: each kind of job Scribe runs."""
+
+    webhook_delivery: ScribeJobSettings = Field(
+        default_factory=lambda: ScribeJobSettings(interval_s=5.0),
+        description="Deliver pending webhook deliveries (and seal keys).",
+    )
+    statistics_recount: ScribeJobSettings = Field(
+        default_factory=lambda: ScribeJobSettings(interval_s=300.0),
+        description="Count the statistics of each Domain's default branch again.",
+    )
+    webhook_prune: ScribeJobSettings = Field(
+        default_factory=lambda: ScribeJobSettings(interval_s=3600.0),
+        description="Delete deliveries older than webhooks.retention_days.",
+    )
+
+
+class ScribeSettings(_Section):
+    """scribe: the background worker (docs/scribe.md)."""
+
+    worker_id: str | None = Field(
+        default=None,
+        description="Name this Scribe takes its leases under; null: host name and process id.",
+    )
+    lease_s: float = Field(
+        default=120.0,
+        gt=0,
+        description="A job taken is this Scribe's for this long; after it another Scribe may "
+        "take it (a Scribe that died loses nothing).",
+    )
+    idle_sleep_s: float = Field(
+        default=1.0,
+        gt=0,
+        le=60,
+        description="Wait when no job is due (a commit notice on PostgreSQL wakes it earlier).",
+    )
+    max_job_attempts: int = Field(
+        default=5,
+        ge=1,
+        description="A job that failed this many times in a row waits backoff_max_s before the "
+        "next try (its last error is kept).",
+    )
+    jobs: ScribeJobsSettings = Field(
+        default_factory=ScribeJobsSettings, description="Per kind of job: enabled and interval_s."
     )
 
 
@@ -823,6 +988,12 @@ class Settings(BaseSettings):
     )
     inference: InferenceSettings = Field(
         default_factory=InferenceSettings, description="Chat models (the example agent, Guide)."
+    )
+    webhooks: WebhookSettings = Field(
+        default_factory=WebhookSettings, description="Webhooks and their delivery."
+    )
+    scribe: ScribeSettings = Field(
+        default_factory=ScribeSettings, description="Scribe, the background worker."
     )
 
     @classmethod

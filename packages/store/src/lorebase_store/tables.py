@@ -475,3 +475,68 @@ read_audit = sa.Table(
     sa.Index("ix_read_audit_domain", "domain_id", "id"),
     sa.Index("ix_read_audit_created", "created_at"),
 )
+
+# -- webhooks and their deliveries (docs/feed.md) ------------------------------------------------
+
+webhooks = sa.Table(
+    "webhooks",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), nullable=False),
+    sa.Column("url", sa.String(2048), nullable=False),
+    sa.Column("events", Json, nullable=False),
+    sa.Column("branches", Json, nullable=False),
+    sa.Column("clearances", Json, nullable=False),
+    # the SHA-256 digest of the secret that signs deliveries: sealed (AES-256-GCM) under
+    # webhooks.encryption_key, or unsealed where webhooks.allow_unsealed_keys allowed it
+    sa.Column("signing_key", sa.Text, nullable=False),
+    sa.Column("enabled", sa.Boolean, nullable=False),
+    sa.Column("disabled_reason", sa.String(1000), nullable=True),
+    # the last event sequence turned into deliveries of this webhook
+    sa.Column("cursor", BigId, nullable=False),
+    sa.Column("created_by", sa.String(255), nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("updated_at", sa.String(32), nullable=False),
+    sa.Index("ix_webhooks_domain", "domain_id", "id"),
+)
+
+webhook_deliveries = sa.Table(
+    "webhook_deliveries",
+    metadata,
+    sa.Column("id", sa.String(32), primary_key=True),
+    sa.Column("webhook_id", sa.String(32), sa.ForeignKey("webhooks.id"), nullable=False),
+    sa.Column("sequence", BigId, nullable=False),
+    sa.Column("event_type", sa.String(63), nullable=False),
+    # pending | delivered | dead
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("next_attempt_at", sa.String(32), nullable=False),
+    # a pass that took the delivery holds it until then
+    sa.Column("lease_until", sa.String(32), nullable=True),
+    sa.Column("last_status", sa.Integer, nullable=True),
+    sa.Column("last_error", sa.String(1000), nullable=True),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("finished_at", sa.String(32), nullable=True),
+    sa.Index("ix_webhook_deliveries_event", "webhook_id", "sequence", unique=True),
+    sa.Index("ix_webhook_deliveries_due", "status", "next_attempt_at"),
+    sa.Index("ix_webhook_deliveries_finished", "status", "finished_at"),
+)
+
+# -- Scribe's jobs (docs/scribe.md) --------------------------------------------------------------
+
+scribe_jobs = sa.Table(
+    "scribe_jobs",
+    metadata,
+    sa.Column("id", BigId, primary_key=True, autoincrement=True),
+    sa.Column("kind", sa.String(64), nullable=False),
+    # the Domain the job works on; NULL for a job over the whole store
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), nullable=True),
+    sa.Column("due_at", sa.String(32), nullable=False),
+    sa.Column("lease_owner", sa.String(255), nullable=True),
+    sa.Column("lease_expires_at", sa.String(32), nullable=True),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("last_error", sa.String(1000), nullable=True),
+    sa.Column("last_run_at", sa.String(32), nullable=True),
+    sa.Index("ix_scribe_jobs_kind", "kind", "domain_id", unique=True),
+    sa.Index("ix_scribe_jobs_due", "due_at"),
+)
