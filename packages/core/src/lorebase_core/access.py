@@ -177,6 +177,25 @@ class ReadScope:
             for name, value in values.items()
         }
 
+    def mask_edits(
+        self, schema: Schema, edits: Iterable[Mapping[str, Any]]
+    ) -> list[dict[str, Any]]:
+        """Edits (an execution's, an operation event's) with the values the caller may not read
+        as `***`: each edit's `values` masked by its Kind's or its Relation's Attributes."""
+        masked: list[dict[str, Any]] = []
+        for edit in edits:
+            values = edit.get("values")
+            if isinstance(values, Mapping):
+                kind = schema.kinds.get(str(edit.get("kind"))) if edit.get("kind") else None
+                relation = schema.relations.get(str(edit.get("relation")))
+                attributes: Mapping[str, ValueRules] = (
+                    kind.attributes if kind else relation.attributes if relation else {}
+                )
+                masked.append({**edit, "values": self.mask_given(attributes, values)})
+            else:
+                masked.append(dict(edit))
+        return masked
+
     def changed_names(
         self, attributes: Mapping[str, ValueRules], names: Iterable[str], change: str
     ) -> list[str]:

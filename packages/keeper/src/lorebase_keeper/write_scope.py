@@ -146,16 +146,7 @@ def masked_run(
     """A dry run's parameters and edits with the values the caller may not read as `***`."""
     hidden = hidden_parameters(operation, schema, scope)
     shown = {name: MASK if name in hidden else value for name, value in parameters.items()}
-    masked = []
-    for edit in edits:
-        values = edit.get("values")
-        if isinstance(values, dict):
-            if edit.get("kind") is not None:
-                attributes = schema.kinds[str(edit["kind"])].attributes
-            else:
-                attributes = schema.relations[str(edit["relation"])].attributes
-            edit = {**edit, "values": scope.mask_given(attributes, values)}
-        masked.append(edit)
+    masked = scope.mask_edits(schema, edits)
     return shown, masked
 
 

@@ -1,0 +1,8 @@
+"""Lorebase Scribe: the background worker (docs/scribe.md).
+
+Scribe runs jobs kept as rows of the store, each taken with a lease, so several Scribes can share
+one PostgreSQL and a Scribe that dies loses nothing: webhook deliveries (with its HTTP sender,
+`lorebase_scribe.webhooks.HttpxSender`), statistics recounts and the pruning of old deliveries.
+"""
+
+__all__: list[str] = []
