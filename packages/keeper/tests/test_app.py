@@ -59,7 +59,6 @@ async def test_readyz_answers_503_when_the_database_is_unreachable() -> None:
     [
         pytest.param("GET", "branches/main/changes", "change-feed", id="changes"),
         pytest.param("GET", "branches/main/events", "change-feed", id="events"),
-        pytest.param("POST", "webhooks", "change-feed", id="webhooks"),
     ],
 )
 async def test_planned_routes_answer_501_naming_the_missing_piece(
@@ -115,10 +114,8 @@ async def test_openapi_lists_the_routes_served(client: httpx.AsyncClient) -> Non
         "/api/v1/domains/{domain}/proposals/{proposal}/conflicts/{conflict}/resolve",
         "/api/v1/domains/{domain}/branches/{branch}/merge",
     } <= set(document["paths"])
-    planned = [
-        path for path in document["paths"] if path.endswith(("webhooks", "events", "changes"))
-    ]
-    assert len(planned) == 3, planned
+    planned = [path for path in document["paths"] if path.endswith(("events", "changes"))]
+    assert len(planned) == 2, planned
     for path in planned:  # in the document until they are built, marked as not built yet
         for operation in document["paths"][path].values():
             assert operation["x-lorebase-unfinished"] == "change-feed"

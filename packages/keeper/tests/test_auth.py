@@ -108,7 +108,7 @@ READS = [
     pytest.param(f"{SUPPLY}/kinds/Supplier/records/S-1001/explain", id="explain"),
     pytest.param(f"{SUPPLY}/branches", id="branches"),
     pytest.param(f"{SUPPLY}/proposals", id="proposals"),
-    pytest.param(f"{SUPPLY}/webhooks", id="planned-webhooks"),  # 501 only behind the door
+    pytest.param(f"{SUPPLY}/webhooks", id="webhooks"),
     pytest.param(f"{SUPPLY}/branches/main/events", id="planned-events"),
 ]
 
@@ -240,7 +240,7 @@ UNGRANTED_READS = [
     pytest.param("/proposals", id="proposals"),
     pytest.param("/proposals/prp_nothing", id="proposal"),  # known or not, alike
     pytest.param("/proposals/prp_nothing/conflicts", id="conflicts"),
-    pytest.param("/webhooks", id="planned-webhooks"),
+    pytest.param("/webhooks", id="webhooks"),
     pytest.param("/branches/main/changes", id="planned-changes"),
 ]
 

@@ -32,6 +32,7 @@ from lorebase_keeper.routes import (
     search,
     trace,
     unfinished,
+    webhooks,
 )
 from lorebase_keeper.segments import PathSegments
 from lorebase_keeper.text import ValidText
@@ -113,6 +114,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         revisions,
         trace,
         audit,
+        webhooks,
     ):
         app.include_router(module.router)
     install_openapi(app, settings)

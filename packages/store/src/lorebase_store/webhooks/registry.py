@@ -230,8 +230,8 @@ def update_webhook(
         return _info(domain, webhook_row(connection, info, webhook_id))
 
 
-def delete_webhook(store: Store, domain: str, webhook_id: str, *, principal: str) -> None:
-    """Remove a webhook with every delivery it has, pending or finished."""
+def delete_webhook(store: Store, domain: str, webhook_id: str, *, principal: str) -> int:
+    """Remove a webhook with every delivery it has, pending or finished; how many those were."""
     with write_transaction(store.engine) as connection:
         info = load_domain(connection, domain)
         webhook_row(connection, info, webhook_id)
@@ -240,3 +240,4 @@ def delete_webhook(store: Store, domain: str, webhook_id: str, *, principal: str
         ).rowcount
         connection.execute(t.webhooks.delete().where(t.webhooks.c.id == webhook_id))
         audit(connection, info.id, principal, "webhook.delete", webhook_id, deliveries=int(deleted))
+        return int(deleted)
