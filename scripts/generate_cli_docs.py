@@ -21,6 +21,7 @@ from lorebase_client.cli import main
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS
 from lorebase_client.cli_trace import TRACE_COMMANDS
+from lorebase_client.cli_webhooks import WEBHOOK_COMMANDS
 from lorebase_client.cli_writes import WRITE_COMMANDS
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "client.md"
@@ -47,7 +48,13 @@ def command_paths() -> Iterator[tuple[str, ...]]:
             for name in sorted(command.commands):  # its own commands only, not plugins
                 yield from walk(command.commands[name], (*path, name))
 
-    commands = (*READ_COMMANDS, *AGENT_READ_COMMANDS, *WRITE_COMMANDS, *TRACE_COMMANDS)
+    commands = (
+        *READ_COMMANDS,
+        *AGENT_READ_COMMANDS,
+        *WRITE_COMMANDS,
+        *TRACE_COMMANDS,
+        *WEBHOOK_COMMANDS,
+    )
     for command in sorted(commands, key=lambda command: command.name or ""):
         yield from walk(command, (command.name or "",))
 

@@ -37,6 +37,7 @@ from lorebase_client.routes import (
     Verdict,
 )
 from lorebase_client.trace_calls import AsyncTraceCalls
+from lorebase_client.webhook_calls import AsyncWebhookCalls
 
 
 class AsyncLorebaseClient:
@@ -92,6 +93,7 @@ class AsyncLorebaseClient:
         """True once Keeper answered a request of this client without using its API key: it
         runs in auth mode `none`, where every request acts as the local administrator."""
         self.trace = AsyncTraceCalls(self._json)
+        self.webhooks = AsyncWebhookCalls(self._json)
         """The agent trace: `add_note`, `session`, `sessions` (docs/trace.md)."""
 
     def __repr__(self) -> str:

@@ -2,8 +2,8 @@
 
 The read commands (schema, record, query, traverse, diff, branch; context, search, resolve,
 health), the write commands (op, proposal, branch merge) and the trace commands (trace list,
-trace show, audit) talk to a Keeper over HTTP (cli_reads.py, cli_agent_reads.py, cli_writes.py,
-cli_trace.py). Commands that run against a database on this machine (serve, import, log, key,
+trace show, audit) and the webhook commands talk to a Keeper over HTTP (cli_reads.py, cli_agent_reads.py, cli_writes.py,
+cli_trace.py, cli_webhooks.py). Commands that run against a database on this machine (serve, import, log, key,
 grant) come from installed packages through the `lorebase.commands` entry points (plugins.py),
 so this package stays free of server code.
 """
@@ -15,6 +15,7 @@ import click
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS, branch_group
 from lorebase_client.cli_trace import TRACE_COMMANDS
+from lorebase_client.cli_webhooks import WEBHOOK_COMMANDS
 from lorebase_client.cli_writes import BRANCH_WRITE_COMMANDS, WRITE_COMMANDS
 from lorebase_client.connection import VERSION
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
@@ -26,7 +27,13 @@ def main() -> None:
     """Lorebase: governed, versioned knowledge graphs for AI agents."""
 
 
-for _command in (*READ_COMMANDS, *AGENT_READ_COMMANDS, *WRITE_COMMANDS, *TRACE_COMMANDS):
+for _command in (
+    *READ_COMMANDS,
+    *AGENT_READ_COMMANDS,
+    *WRITE_COMMANDS,
+    *TRACE_COMMANDS,
+    *WEBHOOK_COMMANDS,
+):
     main.add_command(_command)
 for _command in BRANCH_WRITE_COMMANDS:
     branch_group.add_command(_command)

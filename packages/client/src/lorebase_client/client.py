@@ -36,6 +36,7 @@ from lorebase_client.routes import (
     Verdict,
 )
 from lorebase_client.trace_calls import TraceCalls
+from lorebase_client.webhook_calls import WebhookCalls
 
 
 class LorebaseClient:
@@ -90,6 +91,7 @@ class LorebaseClient:
         """True once Keeper answered a request of this client without using its API key: it
         runs in auth mode `none`, where every request acts as the local administrator."""
         self.trace = TraceCalls(self._json)
+        self.webhooks = WebhookCalls(self._json)
         """The agent trace: `add_note`, `session`, `sessions` (docs/trace.md)."""
 
     def __repr__(self) -> str:

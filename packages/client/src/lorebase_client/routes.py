@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from lorebase_client.paths import api_path, domain_path, record_path, segment
 
-Method = Literal["GET", "POST"]
+Method = Literal["GET", "POST", "PATCH", "DELETE"]
 Expect = Literal["json", "markdown"]
 BranchMode = Literal["overlay", "copy"]
 ExplainFormat = Literal["json", "markdown"]
