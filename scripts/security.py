@@ -132,6 +132,7 @@ def main() -> int:
         database = f"sqlite:///{Path(scratch) / 'lorebase.sqlite'}"
         lorebase("import", str(SUPPLY), "--database", database)
         keys = {role.name: make_principal(role, database) for role in roles}
+        PATH_VALUES.update(seed_webhook(database))
         with keeper(database, out / "keeper.log") as base_url:
             openapi = httpx.get(f"{base_url}/openapi.json", timeout=30).json()
             sweep = unauthenticated_sweep(base_url, openapi)
@@ -218,6 +219,40 @@ def make_principal(role: Role, database: str) -> str:
     for grant in role.grants:
         lorebase("grant", "add", role.principal, *grant, "--domain", DOMAIN, "--database", database)
     return secret
+
+
+def seed_webhook(database: str) -> dict[str, str]:
+    """A webhook with one delivery, so the sweep's webhook and delivery ids exist."""
+    from lorebase_core.changes import Origin, UpsertRecord
+    from lorebase_platform.settings import WebhookSettings
+    from lorebase_store import CommitRequest, Store
+    from lorebase_store.webhooks import create_webhook, list_deliveries
+    from lorebase_store.webhooks.passes import fan_out
+
+    store = Store.open(database)
+    try:
+        made = create_webhook(
+            store,
+            DOMAIN,
+            url="https://receiver.example.com/lorebase",
+            principal="usr_security",
+            settings=WebhookSettings(allow_unsealed_keys=True),
+        )
+        request = CommitRequest(
+            domain=DOMAIN,
+            branch=None,
+            author="usr_security",
+            message="A change for the webhook's delivery",
+            origin=Origin("api", "security"),
+        )
+        store.commit(
+            request, [UpsertRecord("Supplier", "S-1001", {"city": "Security Run"}, must_exist=True)]
+        )
+        fan_out(store)
+        [delivery] = list_deliveries(store, DOMAIN, made.webhook.id).items
+        return {"webhook": made.webhook.id, "delivery": delivery.id}
+    finally:
+        store.close()
 
 
 def free_port() -> int:

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 
-from lorebase_core.errors import DomainNotFound, Forbidden, InvalidInput, Issue
+from lorebase_core.errors import DomainNotFound, InvalidInput, Issue
 from lorebase_core.values import ValueProblem, canonical, parse_type
 from lorebase_keeper.answers import plain
 from lorebase_keeper.reading import keeper_of, page_limit
@@ -19,7 +19,7 @@ from lorebase_keeper.routes.documented import UNSTAMPED_READ_RESPONSES, answer
 from lorebase_keeper.routes.parameters import CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes.audit import AuditPageAnswer
-from lorebase_keeper.trace.visibility import domain_wide_permissions
+from lorebase_keeper.trace.visibility import require_domain_wide
 from lorebase_platform.settings import AUDIT_PAGE
 
 DATETIME = parse_type("datetime")
@@ -68,15 +68,10 @@ def domain_audit(
     caller.require_domain(domain)
     if not keeper.store.has_domain(domain):
         raise DomainNotFound.named(domain)
-    caller.require("domain.settings", domain, None)
-    if "domain.settings" not in domain_wide_permissions(caller, domain):
-        # entries name every branch and Kind of the Domain: a narrowed grant would see beyond it
-        raise Forbidden(
-            f"{caller.id!r} administers only part of Domain {domain!r}; the audit log needs "
-            "domain.settings on every branch and Kind (an admin grant on branch '*' with no "
-            "Kinds)",
-            permission="domain.settings",
-        )
+    # entries name every branch and Kind of the Domain: a narrowed grant would see beyond it
+    require_domain_wide(
+        caller, domain, "domain.settings", "the audit log names every branch and Kind"
+    )
     size = page_limit(limit, AUDIT_PAGE)
     page = keeper.store.audit_log(
         domain,

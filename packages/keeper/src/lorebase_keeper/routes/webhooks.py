@@ -16,7 +16,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.access import SENSITIVITY_TAGS
-from lorebase_core.errors import ClearanceForbidden, DomainNotFound, Forbidden, UnsafeSettings
+from lorebase_core.errors import ClearanceForbidden, DomainNotFound, UnsafeSettings
 from lorebase_keeper.answers import plain
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.reading import Keeper, keeper_of, page_limit
@@ -24,7 +24,7 @@ from lorebase_keeper.routes.documented import WRITE_RESPONSES, answer
 from lorebase_keeper.routes.parameters import CURSOR, LIMIT
 from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import webhooks as shapes
-from lorebase_keeper.trace.visibility import domain_wide_permissions
+from lorebase_keeper.trace.visibility import domain_wide_permissions, require_domain_wide
 from lorebase_platform.settings import PageSettings
 from lorebase_store.webhooks import (
     EncryptionKeyInvalid,
@@ -88,14 +88,9 @@ def _admin(request: Request, domain: str) -> tuple[Keeper, Principal]:
     caller.require_domain(domain)
     if not keeper.store.has_domain(domain):
         raise DomainNotFound.named(domain)
-    caller.require("domain.settings", domain, None)
-    if "domain.settings" not in domain_wide_permissions(caller, domain):
-        raise Forbidden(
-            f"{caller.id!r} administers only part of Domain {domain!r}; webhooks receive every "
-            "branch and Kind, so they need domain.settings on all of them (an admin grant on "
-            "branch '*' with no Kinds)",
-            permission="domain.settings",
-        )
+    require_domain_wide(
+        caller, domain, "domain.settings", "webhooks receive the events of every branch and Kind"
+    )
     return keeper, caller
 
 

@@ -24,6 +24,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from lorebase_core.access import SENSITIVITY_TAGS
+from lorebase_core.errors import Forbidden
 from lorebase_keeper.authz import ROLES, Principal
 from lorebase_store import GrantInfo, SessionVisibility
 
@@ -55,6 +56,20 @@ def domain_wide_permissions(principal: Principal, domain: str) -> frozenset[str]
     for grant in domain_wide_grants(principal, domain):
         wide |= _granted(grant)
     return frozenset(wide)
+
+
+def require_domain_wide(principal: Principal, domain: str, permission: str, why: str) -> None:
+    """403 unless `principal` holds `permission` through a Domain-wide grant of `domain`.
+
+    `why` says what needs the whole Domain (the audit log, webhooks), for the problem's detail.
+    """
+    principal.require(permission, domain, None)
+    if permission not in domain_wide_permissions(principal, domain):
+        raise Forbidden(
+            f"{principal.id!r} administers only part of Domain {domain!r}; {why}, so it needs "
+            f"{permission} on every branch and Kind (an admin grant on branch '*' with no Kinds)",
+            permission=permission,
+        )
 
 
 def is_installation_admin(principal: Principal) -> bool:

@@ -75,27 +75,20 @@ def record(
     ]
     report.attempted += 1
     with write_transaction(store.engine) as connection:
-        if result.acknowledged:
-            report.delivered += 1
+        finished = result.acknowledged or result.status == 410 or attempts >= settings.max_attempts
+        if finished:
+            status = "delivered" if result.acknowledged else "dead"
+            if result.acknowledged:
+                report.delivered += 1
+            else:
+                report.dead += 1
             _update(
                 connection,
                 taken,
-                status="delivered",
+                status=status,
                 attempts=attempts,
                 last_status=result.status,
-                last_error=None,
-                finished_at=stamp(moment),
-            )
-            return
-        if result.status == 410 or attempts >= settings.max_attempts:
-            report.dead += 1
-            _update(
-                connection,
-                taken,
-                status="dead",
-                attempts=attempts,
-                last_status=result.status,
-                last_error=error,
+                last_error=None if result.acknowledged else error,
                 finished_at=stamp(moment),
             )
             if result.status == 410:

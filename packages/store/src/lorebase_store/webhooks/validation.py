@@ -33,7 +33,7 @@ def literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address 
     except ValueError:
         try:  # the forms C's inet_aton accepts: 2130706433, 0x7f.1, 0177.0.0.1
             return ipaddress.IPv4Address(socket.inet_aton(text))
-        except OSError:
+        except (OSError, ValueError):  # not an address (ValueError: NUL, non-ASCII)
             return None
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         return address.ipv4_mapped
