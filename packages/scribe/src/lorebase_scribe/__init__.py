@@ -5,4 +5,6 @@ one PostgreSQL and a Scribe that dies loses nothing: webhook deliveries (with it
 `lorebase_scribe.webhooks.HttpxSender`), statistics recounts and the pruning of old deliveries.
 """
 
-__all__: list[str] = []
+from lorebase_scribe.webhooks import HttpxSender, Resolver, parse_retry_after, system_resolver
+
+__all__ = ["HttpxSender", "Resolver", "parse_retry_after", "system_resolver"]
