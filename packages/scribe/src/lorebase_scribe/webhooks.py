@@ -93,10 +93,11 @@ class HttpxSender:
         self._settings = settings
         self._resolver = resolver or system_resolver
         self._owns_client = client is None
+        self._timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
         self._client = client or httpx.AsyncClient(
             trust_env=False,
             follow_redirects=False,
-            timeout=httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s),
+            timeout=self._timeout,
             limits=httpx.Limits(max_connections=max(settings.concurrency, 8)),
         )
 
@@ -197,6 +198,7 @@ class HttpxSender:
             headers=headers,
             content=delivery.body,
             extensions=extensions,
+            timeout=self._timeout,
         )
         response = await self._client.send(request, stream=True, follow_redirects=False)
         try:
