@@ -252,3 +252,12 @@ async def test_an_untrusted_certificate_fails_the_attempt(tmp_path: Path) -> Non
     assert result.status is None
     assert "TLS with" in (result.error or "")
     assert secure.requests == []
+
+
+async def test_an_answer_without_a_body_keeps_the_connection_for_the_next(
+    receiver: Receiver,
+) -> None:
+    async with HttpxSender(_settings()) as sender:
+        results = [await sender.send(_delivery(f"{receiver.url}/")) for _ in range(3)]
+    assert all(result.acknowledged for result in results)
+    assert (receiver.connections, len(receiver.requests)) == (1, 3)

@@ -204,6 +204,8 @@ class HttpxSender:
         try:
             status = response.status_code
             retry_after = parse_retry_after(response.headers.get("retry-after"))
+            if _without_body(response):
+                await response.aread()  # nothing to read: the connection goes back to the pool
         finally:
             await response.aclose()
         if 200 <= status < 300:
@@ -213,6 +215,13 @@ class HttpxSender:
         else:
             error = f"{_where(address, target.port)} answered {status}"
         return SendResult(status=status, error=error, retry_after_s=retry_after)
+
+
+def _without_body(response: httpx.Response) -> bool:
+    """Whether the answer says it has no body (any other body is never read: the connection
+    is closed instead of reused)."""
+    length = response.headers.get("content-length")
+    return response.status_code in (204, 304) or (length is not None and length.strip() == "0")
 
 
 def _is_localhost(host: str) -> bool:
