@@ -17,6 +17,7 @@ The parts behind it:
 | `access` | principals, API keys and grants |
 | `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
+| `jobs/` | Scribe's jobs: rows taken with a lease (`Jobs`) |
 | `plans` | the statements a read ran and their EXPLAIN plans (the agent trace's `explain`) |
 
 `Segment`, `fetch_records`, `fetch_links` and `query_sql` are the statements reads issue, exported
@@ -54,6 +55,7 @@ from lorebase_store.health.report import (
     Violation,
 )
 from lorebase_store.importer import ImportResult, import_directory
+from lorebase_store.jobs import Job, Jobs, JobState
 from lorebase_store.plans import collect_statements
 from lorebase_store.reads.context_reads import SeedVersion
 from lorebase_store.reads.history import cursor_revision
@@ -151,6 +153,9 @@ __all__ = [
     "HopResult",
     "ImportResult",
     "Invocation",
+    "Job",
+    "JobState",
+    "Jobs",
     "KeyInfo",
     "KindHealth",
     "KindStatistics",

@@ -17,12 +17,13 @@ from lorebase_platform.settings import DatabaseSettings
 from lorebase_store import access as access_rows
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest, commit
-from lorebase_store.commits.statistics import Statistics, recount
+from lorebase_store.commits.statistics import Statistics, read_statistics, recount
 from lorebase_store.engine import (
     create_store_engine,
     read_transaction,
     write_transaction,
 )
+from lorebase_store.jobs import Jobs
 from lorebase_store.migrate import upgrade
 from lorebase_store.plans import Statement, plan_summaries
 from lorebase_store.reads.diff import diff
@@ -348,6 +349,20 @@ class Store:
             schema = Reader(connection, view).schema
             attributes = {name: list(kind.attributes) for name, kind in schema.kinds.items()}
             return recount(connection, view, attributes)
+
+    def statistics_behind(self, domain: str) -> bool:
+        """Whether the statistics are missing or describe an older head than the default
+        branch's (coverage then says `approximate`): what `recount_statistics` would change."""
+        with read_transaction(self.engine) as connection:
+            info = load_domain(connection, domain)
+            head = load_branch(connection, info, info.default_branch).head_revision
+            found = read_statistics(connection, info.id)
+            return head is not None and (found is None or found.as_of != head)
+
+    @property
+    def jobs(self) -> Jobs:
+        """Scribe's jobs and their leases (docs/scribe.md)."""
+        return Jobs(self.engine)
 
     # -- principals, keys and grants (docs/auth.md) -----------------------------------------
     def ensure_principal(
