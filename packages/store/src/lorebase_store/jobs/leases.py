@@ -14,7 +14,7 @@ strings on both backends.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -112,9 +112,11 @@ class Jobs:
         kinds: Sequence[str],
         *,
         lease_s: float,
+        exclude: Collection[int] = (),
         now: datetime | None = None,
     ) -> Job | None:
-        """Lease the job of `kinds` that is due first and free (or whose lease expired)."""
+        """Lease the job of `kinds` that is due first and free (or whose lease expired), other
+        than the rows `exclude` names (a pass runs each job once)."""
         moment = now or datetime.now(UTC)
         current = job_time(moment)
         jobs = t.scribe_jobs
@@ -126,6 +128,7 @@ class Jobs:
                     jobs.c.kind.in_(list(kinds)),
                     jobs.c.due_at <= current,
                     sa.or_(jobs.c.lease_expires_at.is_(None), jobs.c.lease_expires_at <= current),
+                    jobs.c.id.not_in(list(exclude)),
                 )
                 .order_by(jobs.c.due_at, jobs.c.id)
                 .limit(1)
