@@ -14,6 +14,7 @@ The parts behind it:
 | `reads/` | `Reader`: Records, Links, history, lineage, diff, queries, context reads, resolve |
 | `writes/` | `Writes`: executions, task branches, Proposals, merges, the audit log |
 | `health/`, `search/`, `graph/` | the health report, search, traversals and neighborhoods |
+| `feed/` | following a branch: its events, the polling feed, `EventNotices` |
 | `access` | principals, API keys and grants |
 | `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
@@ -37,6 +38,7 @@ from lorebase_store.access import (
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.commits.statistics import KindStatistics, Statistics
 from lorebase_store.engine import create_store_engine, sqlite_url
+from lorebase_store.feed import ChangesPage, EventBatch, EventNotices
 from lorebase_store.graph import (
     GraphLink,
     GraphRecord,
@@ -128,6 +130,7 @@ __all__ = [
     "BranchInfo",
     "BranchMerge",
     "BranchMode",
+    "ChangesPage",
     "CommitRequest",
     "CommitResult",
     "ConflictInfo",
@@ -140,6 +143,8 @@ __all__ = [
     "DryRun",
     "DuplicateGroup",
     "Duplicates",
+    "EventBatch",
+    "EventNotices",
     "Executed",
     "ExecutionRecord",
     "FoundConflict",
