@@ -61,14 +61,18 @@ def test_run_once_runs_the_due_jobs_and_exits(library: Store, database_url: str)
 def test_run_once_exits_1_when_a_job_failed(library: Store, database_url: str) -> None:
     done = subprocess.run(
         [SCRIPT, "run", "--once", "--database", database_url],
-        env=scribe_env(LOREBASE__SCRIBE__JOBS__WEBHOOK_PRUNE__ENABLED="true"),
+        env=scribe_env(
+            LOREBASE__SCRIBE__JOBS__WEBHOOK_DELIVERY__ENABLED="true",
+            LOREBASE__WEBHOOKS__ENCRYPTION_KEY="secret://env/LOREBASE_TEST_UNSET_KEY",
+        ),
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
     assert done.returncode == 1
-    assert "webhook_prune - failed" in done.stdout
+    assert "webhook_delivery - failed" in done.stdout
+    assert "LOREBASE_TEST_UNSET_KEY" in done.stdout  # the error names what to set
 
 
 def test_bad_settings_are_named_without_their_values(tmp_path: Path) -> None:

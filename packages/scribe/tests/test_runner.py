@@ -87,12 +87,48 @@ def test_a_failing_job_is_recorded_without_its_message_and_comes_back(
     assert library.jobs.states()[0].attempts == 2
 
 
-def test_a_missing_piece_fails_its_job_with_an_error_naming_it(library: Store) -> None:
-    scribe = Scribe(library, scribe_settings(webhook_delivery=True))
-    [outcome] = scribe.run_once()
-    assert outcome.outcome == "failed"
-    assert "deliver_pending" in outcome.summary
-    assert library.jobs.states()[0].last_error == outcome.summary
+def test_a_delivery_pass_with_nothing_to_deliver_is_done(library: Store) -> None:
+    [outcome] = Scribe(library, scribe_settings(webhook_delivery=True)).run_once()
+    assert (outcome.kind, outcome.outcome, outcome.summary) == (
+        "webhook_delivery",
+        "done",
+        "nothing due",
+    )
+
+
+def test_a_prune_pass_is_done(library: Store) -> None:
+    [outcome] = Scribe(library, scribe_settings(webhook_prune=True)).run_once()
+    assert (outcome.outcome, outcome.summary) == ("done", "deleted 0 deliveries")
+
+
+def last_run(store: Store, kind: str) -> str | None:
+    runs = [state.last_run_at for state in store.jobs.states() if state.kind == kind]
+    return runs[0] if runs else None  # None too before the first pass made the row
+
+
+def test_a_commit_wakes_an_idle_scribe_for_its_deliveries(library: Store) -> None:
+    settings = scribe_settings(webhook_delivery=True)
+    settings.scribe.idle_sleep_s = 60
+    settings.scribe.jobs.webhook_delivery.interval_s = 3600
+    settings.agents.feed.poll_interval_s = 0.05
+    scribe = Scribe(library, settings)
+    worker = threading.Thread(target=scribe.run)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 20
+        while (first := last_run(library, "webhook_delivery")) is None:
+            assert time.monotonic() < deadline, "the first pass did not run"
+            time.sleep(0.02)
+        added = UpsertRecord("Author", "A-998", {"name": "Woken Author"})
+        commit_changes(library, [added], domain="library")
+        # neither the interval (an hour) nor the idle wait (a minute) can run it within 20 s
+        while last_run(library, "webhook_delivery") == first:
+            assert time.monotonic() < deadline + 20, "the commit did not wake Scribe"
+            time.sleep(0.02)
+    finally:
+        scribe.request_stop()
+        worker.join(10)
+    assert not worker.is_alive()
 
 
 def test_disabled_jobs_get_no_rows(library: Store) -> None:

@@ -162,3 +162,8 @@ def test_statistics_behind_says_when_a_recount_would_change_them(library: Store)
 def test_taking_no_kinds_takes_nothing(library: Store, kinds: list[str]) -> None:
     library.jobs.schedule(KINDS, now=T0)
     assert library.jobs.take("scribe-a", kinds, lease_s=60, now=T0) is None
+
+
+def test_newest_event_is_where_a_commit_watch_starts(library: Store) -> None:
+    events = library.events("library", limit=1000)
+    assert library.jobs.newest_event() == max(event["sequence"] for event in events) > 0

@@ -14,7 +14,7 @@ one PostgreSQL and a Scribe that dies loses nothing: webhook deliveries (with it
 """
 
 from lorebase_scribe.background import BackgroundScribe, start
-from lorebase_scribe.jobs import KINDS, JobContext, JobKind, JobUnavailable
+from lorebase_scribe.jobs import KINDS, JobContext, JobKind
 from lorebase_scribe.runner import JobOutcome, Scribe, default_worker_id, error_text
 from lorebase_scribe.webhooks import HttpxSender, Resolver, parse_retry_after, system_resolver
 
@@ -25,7 +25,6 @@ __all__ = [
     "JobContext",
     "JobKind",
     "JobOutcome",
-    "JobUnavailable",
     "Resolver",
     "Scribe",
     "default_worker_id",

@@ -4,7 +4,7 @@
 | --- | --- | --- |
 | `webhook_delivery` | no | one delivery pass: `lorebase_store.webhooks.deliver_pending` with `HttpxSender` |
 | `statistics_recount` | yes | `Store.recount_statistics`, only when coverage would say `approximate` |
-| `webhook_prune` | no | deliveries older than webhooks.retention_days deleted |
+| `webhook_prune` | no | `prune_deliveries`: delivered and dead deliveries past webhooks.retention_days |
 
 A run answers a short summary for the log (counts and Revisions, never a value) or raises; the
 runner records the failure on the job's row.
@@ -12,20 +12,14 @@ runner records the failure on the job's row.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from lorebase_core.errors import LorebaseError
 from lorebase_platform.settings import ScribeJobSettings, Settings
+from lorebase_scribe.webhooks import HttpxSender
 from lorebase_store import Store
-
-
-class JobUnavailable(LorebaseError):
-    """A kind of job whose code this installation lacks (the job fails with this error)."""
-
-    status = 503
-    code = "job-unavailable"
-    title = "Job unavailable"
+from lorebase_store.webhooks import DeliveryReport, deliver_pending, prune_deliveries
 
 
 @dataclass(frozen=True)
@@ -66,19 +60,31 @@ def recount_statistics(context: JobContext, domain: str | None) -> str:
 
 
 def deliver_webhooks(context: JobContext, domain: str | None) -> str:
-    """One delivery pass over every pending webhook delivery."""
-    raise JobUnavailable(
-        "webhook_delivery needs lorebase_store.webhooks.deliver_pending and "
-        "lorebase_scribe.webhooks.HttpxSender, which this installation lacks"
-    )
+    """One delivery pass over every pending webhook delivery (keys re-sealed, events fanned out)."""
+    report = asyncio.run(_deliver(context))
+    counts = {
+        "fanned out": report.fanned_out,
+        "delivered": report.delivered,
+        "retried": report.retried,
+        "dead": report.dead,
+        "not reached": report.not_reached,
+        "unsigned": report.unsigned,
+        "resealed": report.resealed,
+        "webhooks disabled": len(report.disabled),
+    }
+    return ", ".join(f"{name} {count}" for name, count in counts.items() if count) or "nothing due"
+
+
+async def _deliver(context: JobContext) -> DeliveryReport:
+    settings = context.settings.webhooks
+    async with HttpxSender(settings) as sender:
+        return await deliver_pending(context.store, sender, settings)
 
 
 def prune_webhook_deliveries(context: JobContext, domain: str | None) -> str:
-    """Delete the deliveries older than webhooks.retention_days."""
-    raise JobUnavailable(
-        "webhook_prune needs lorebase_store.webhooks.prune_deliveries, which this installation "
-        "lacks"
-    )
+    """Delete the delivered and dead deliveries older than webhooks.retention_days."""
+    deleted = prune_deliveries(context.store, context.settings.webhooks)
+    return f"deleted {deleted} deliveries"
 
 
 KINDS: dict[str, JobKind] = {

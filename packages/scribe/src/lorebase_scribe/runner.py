@@ -24,6 +24,7 @@ from typing import Literal
 from lorebase_core.errors import LorebaseError
 from lorebase_platform.settings import Settings
 from lorebase_scribe.jobs import KINDS, JobContext, JobKind
+from lorebase_scribe.notices import CommitWatch
 from lorebase_store import Job, Store
 
 logger = logging.getLogger("lorebase.scribe")
@@ -121,12 +122,27 @@ class Scribe:
 
     def run(self) -> None:
         """Run passes until `request_stop`; between passes that found nothing due, wait
-        scribe.idle_sleep_s (or until `wake`)."""
-        while not self._stop.is_set():
-            if self.run_once():
-                continue
-            self._woken.wait(self.settings.scribe.idle_sleep_s)
-            self._woken.clear()
+        scribe.idle_sleep_s, or until a commit brings webhook deliveries due (`CommitWatch`)."""
+        watch = None
+        if "webhook_delivery" in self.kinds:
+            watch = CommitWatch(
+                self.store,
+                self._commit_noticed,
+                poll_interval_s=self.settings.agents.feed.poll_interval_s,
+            ).start()
+        try:
+            while not self._stop.is_set():
+                if self.run_once():
+                    continue
+                self._woken.wait(self.settings.scribe.idle_sleep_s)
+                self._woken.clear()
+        finally:
+            if watch is not None:
+                watch.stop()
+
+    def _commit_noticed(self) -> None:
+        self.store.jobs.make_due("webhook_delivery")
+        self.wake()
 
     def _run(self, job: Job) -> JobOutcome:
         kind = self.kinds[job.kind]

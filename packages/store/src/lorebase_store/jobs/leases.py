@@ -201,6 +201,13 @@ class Jobs:
             )
             return int(result.rowcount)
 
+    def newest_event(self) -> int:
+        """The sequence of the newest event written (0: none): where a watch for commits that
+        wake the jobs starts, so that events already written wake nothing."""
+        with self.engine.connect() as connection:
+            found = connection.execute(sa.select(sa.func.max(t.events.c.sequence))).scalar()
+            return int(found or 0)
+
     def states(self) -> list[JobState]:
         """Every row, by kind and Domain (for `lorebase-scribe` and tests)."""
         jobs = t.scribe_jobs
