@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import ipaddress
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,11 +37,13 @@ class Received:
 
 @dataclass(frozen=True)
 class Answer:
-    """A status and headers to answer with (an empty body unless `content_length` says more)."""
+    """A status and headers to answer with after `delay_s` (an empty body unless
+    `content_length` promises one, which never comes)."""
 
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     content_length: int = 0
+    delay_s: float = 0.0
 
 
 Fault = Literal["hang", "drop", "half"]
@@ -66,6 +68,8 @@ class Receiver:
         self.port = 0
         self.connections = 0
         self.requests: list[Received] = []
+        self.answered: list[tuple[Received, int, float]] = []
+        """Each answer written: the request, the status, when (time.monotonic())."""
         self.server_names: list[str | None] = []
         self._tls = tls
         self._lock = threading.Lock()
@@ -128,8 +132,12 @@ class Receiver:
                     await writer.drain()
                     return
                 assert isinstance(action, Answer)
+                if action.delay_s:
+                    await asyncio.sleep(action.delay_s)
                 writer.write(_response(action))
                 await writer.drain()
+                with self._lock:
+                    self.answered.append((received, action.status, time.monotonic()))
                 if action.content_length:
                     assert self._stopping is not None
                     await self._stopping.wait()  # promise a body and never send it
@@ -225,8 +233,3 @@ def server_tls(cert_file: Path, key_file: Path) -> ssl.SSLContext:
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(cert_file, key_file)
     return context
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` (an address) is a loopback address."""
-    return ipaddress.ip_address(host.strip("[]")).is_loopback
