@@ -14,7 +14,8 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -61,11 +62,12 @@ class Receiver:
         behaviour: Behaviour | None = None,
         *,
         host: str = "127.0.0.1",
+        port: int = 0,
         tls: ssl.SSLContext | None = None,
     ) -> None:
         self.behaviour: Behaviour = behaviour or (lambda _: Answer())
         self.host = host
-        self.port = 0
+        self.port = port
         self.connections = 0
         self.requests: list[Received] = []
         self.answered: list[tuple[Received, int, float]] = []
@@ -99,7 +101,7 @@ class Receiver:
 
     async def _start(self) -> None:
         self._stopping = asyncio.Event()
-        self._server = await asyncio.start_server(self._serve, self.host, 0, ssl=self._tls)
+        self._server = await asyncio.start_server(self._serve, self.host, self.port, ssl=self._tls)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
@@ -176,6 +178,25 @@ def closed_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
     return port
+
+
+@contextmanager
+def unanswered_port() -> Iterator[int]:
+    """A loopback port whose listen queue is full: a connection to it is never accepted."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port: int = listener.getsockname()[1]
+        fillers = [socket.socket() for _ in range(4)]
+        try:
+            for filler in fillers:
+                filler.setblocking(False)
+                with suppress(BlockingIOError):
+                    filler.connect(("127.0.0.1", port))
+            yield port
+        finally:
+            for filler in fillers:
+                filler.close()
 
 
 class Answers:

@@ -22,11 +22,12 @@ from packages.scribe.tests.receivers import (
     closed_port,
     self_signed,
     server_tls,
+    unanswered_port,
 )
 
 from lorebase_platform.settings import WebhookSettings
 from lorebase_scribe import HttpxSender, parse_retry_after
-from lorebase_store.webhooks import OutgoingDelivery
+from lorebase_store.webhooks import OutgoingDelivery, SendResult
 
 pytestmark = pytest.mark.anyio
 
@@ -185,6 +186,27 @@ async def test_a_refused_connection_names_the_address() -> None:
     assert result.error == f"connection refused by 127.0.0.1:{port}"
 
 
+async def test_an_address_that_never_accepts_is_given_up_for_the_next() -> None:
+    with unanswered_port() as port, Receiver(host="127.0.0.2", port=port) as second:
+        resolver = Answers({"two.test": [["127.0.0.1", "127.0.0.2"]]})
+        async with HttpxSender(_settings(), resolver=resolver) as sender:
+            started = time.monotonic()
+            result = await sender.send(_delivery(f"http://two.test:{port}/"))
+            elapsed = time.monotonic() - started
+    assert result.status == 200, result.error
+    assert 0.3 <= elapsed < TIMEOUT_S
+    assert len(second.requests) == 1
+
+
+async def test_a_connection_never_accepted_fails_within_connect_timeout_s() -> None:
+    with unanswered_port() as port:
+        async with HttpxSender(_settings()) as sender:
+            result = await sender.send(_delivery(f"http://127.0.0.1:{port}/"))
+    assert result.error == (
+        f"no connection to 127.0.0.1:{port} within 0.3 s (webhooks.connect_timeout_s)"
+    )
+
+
 async def test_a_slow_host_lookup_counts_in_the_attempt(receiver: Receiver) -> None:
     resolver = Answers({"slow.test": [["127.0.0.1"]]}, delay_s=30)
     async with HttpxSender(_settings(), resolver=resolver) as sender:
@@ -214,41 +236,38 @@ async def test_attempts_run_side_by_side_within_the_timeout() -> None:
     assert time.monotonic() - started < TIMEOUT_S + 0.4
 
 
-def _trusting(cert_file: Path) -> ssl.SSLContext:
-    return ssl.create_default_context(cafile=str(cert_file))
+async def _send_over_tls(
+    tmp_path: Path, certified_name: str, *, trusted: bool = True
+) -> tuple[SendResult, Receiver]:
+    """Send to https://hooks.test (resolving to 127.0.0.1) served with a certificate for
+    `certified_name`, by a client that trusts that certificate (or only the system's)."""
+    cert_file, key_file = self_signed(tmp_path, certified_name)
+    verify = ssl.create_default_context(cafile=str(cert_file)) if trusted else True
+    resolver = Answers({"hooks.test": [["127.0.0.1"]]})
+    with Receiver(tls=server_tls(cert_file, key_file)) as secure:
+        async with httpx.AsyncClient(verify=verify, trust_env=False) as client:
+            sender = HttpxSender(_settings(), client=client, resolver=resolver)
+            return await sender.send(_delivery(f"https://hooks.test:{secure.port}/")), secure
 
 
 async def test_https_connects_by_address_with_the_name_as_tls_server_name(tmp_path: Path) -> None:
-    cert_file, key_file = self_signed(tmp_path, "hooks.test")
-    with Receiver(tls=server_tls(cert_file, key_file)) as secure:
-        resolver = Answers({"hooks.test": [["127.0.0.1"]]})
-        async with httpx.AsyncClient(verify=_trusting(cert_file), trust_env=False) as client:
-            sender = HttpxSender(_settings(), client=client, resolver=resolver)
-            result = await sender.send(_delivery(f"https://hooks.test:{secure.port}/"))
+    result, secure = await _send_over_tls(tmp_path, "hooks.test")
     assert result.status == 200, result.error
     assert secure.server_names == ["hooks.test"]
     assert secure.requests[0].headers["host"] == f"hooks.test:{secure.port}"
 
 
 async def test_the_certificate_is_checked_against_the_name(tmp_path: Path) -> None:
-    cert_file, key_file = self_signed(tmp_path, "other.test")
-    with Receiver(tls=server_tls(cert_file, key_file)) as impostor:
-        resolver = Answers({"hooks.test": [["127.0.0.1"]]})
-        async with httpx.AsyncClient(verify=_trusting(cert_file), trust_env=False) as client:
-            sender = HttpxSender(_settings(), client=client, resolver=resolver)
-            result = await sender.send(_delivery(f"https://hooks.test:{impostor.port}/"))
+    result, impostor = await _send_over_tls(tmp_path, "other.test")
     assert result.status is None
     assert result.error is not None
     assert result.error.startswith(f"TLS with 127.0.0.1:{impostor.port} failed"), result.error
+    assert "Hostname mismatch" in result.error
     assert impostor.requests == []
 
 
 async def test_an_untrusted_certificate_fails_the_attempt(tmp_path: Path) -> None:
-    cert_file, key_file = self_signed(tmp_path, "hooks.test")
-    with Receiver(tls=server_tls(cert_file, key_file)) as secure:
-        resolver = Answers({"hooks.test": [["127.0.0.1"]]})
-        async with HttpxSender(_settings(), resolver=resolver) as sender:
-            result = await sender.send(_delivery(f"https://hooks.test:{secure.port}/"))
+    result, secure = await _send_over_tls(tmp_path, "hooks.test", trusted=False)
     assert result.status is None
     assert "TLS with" in (result.error or "")
     assert secure.requests == []
