@@ -207,6 +207,14 @@ async def test_a_connection_never_accepted_fails_within_connect_timeout_s() -> N
     )
 
 
+async def test_a_scoped_answer_allowed_by_the_settings_still_only_fails_the_attempt() -> None:
+    resolver = Answers({"scoped.test": [["fe80::1%1"]]})
+    async with HttpxSender(_settings(), resolver=resolver) as sender:
+        result = await sender.send(_delivery("http://scoped.test/"))
+    assert result.status is None
+    assert (result.error or "").startswith("no connection to [fe80::1%1]:80")
+
+
 async def test_a_slow_host_lookup_counts_in_the_attempt(receiver: Receiver) -> None:
     resolver = Answers({"slow.test": [["127.0.0.1"]]}, delay_s=30)
     async with HttpxSender(_settings(), resolver=resolver) as sender:

@@ -155,6 +155,8 @@ class HttpxSender:
                 failures.append(f"no connection to {where} within {limit}")
             except httpx.TimeoutException:
                 raise TimeoutError from None
+            except httpx.InvalidURL:
+                failures.append(f"no connection to {where} (not an address a URL can hold)")
             except (httpx.HTTPError, OSError) as exc:
                 raise _Failed(_after_connect_failure(exc, where)) from None
         raise _Failed("; ".join(failures))
