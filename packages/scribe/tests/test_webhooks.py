@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from email.utils import format_datetime
 from pathlib import Path
 
-import httpx
 import pytest
 from packages.scribe.tests.receivers import (
     DROP,
@@ -248,13 +247,12 @@ async def _send_over_tls(
     tmp_path: Path, certified_name: str, *, trusted: bool = True
 ) -> tuple[SendResult, Receiver]:
     """Send to https://hooks.test (resolving to 127.0.0.1) served with a certificate for
-    `certified_name`, by a client that trusts that certificate (or only the system's)."""
+    `certified_name`, by a sender that trusts that certificate (or only the system's)."""
     cert_file, key_file = self_signed(tmp_path, certified_name)
     verify = ssl.create_default_context(cafile=str(cert_file)) if trusted else True
     resolver = Answers({"hooks.test": [["127.0.0.1"]]})
     with Receiver(tls=server_tls(cert_file, key_file)) as secure:
-        async with httpx.AsyncClient(verify=verify, trust_env=False) as client:
-            sender = HttpxSender(_settings(), client=client, resolver=resolver)
+        async with HttpxSender(_settings(), resolver=resolver, verify=verify) as sender:
             return await sender.send(_delivery(f"https://hooks.test:{secure.port}/")), secure
 
 
@@ -272,6 +270,22 @@ async def test_the_certificate_is_checked_against_the_name(tmp_path: Path) -> No
     assert result.error.startswith(f"TLS with 127.0.0.1:{impostor.port} failed"), result.error
     assert "Hostname mismatch" in result.error
     assert impostor.requests == []
+
+
+async def test_a_connection_verified_for_one_name_is_not_reused_for_another(
+    tmp_path: Path,
+) -> None:
+    cert_file, key_file = self_signed(tmp_path, "hooks.test")
+    resolver = Answers({"hooks.test": [["127.0.0.1"]], "other.test": [["127.0.0.1"]]})
+    trusting = ssl.create_default_context(cafile=str(cert_file))
+    with Receiver(tls=server_tls(cert_file, key_file)) as secure:
+        async with HttpxSender(_settings(), resolver=resolver, verify=trusting) as sender:
+            first = await sender.send(_delivery(f"https://hooks.test:{secure.port}/"))
+            second = await sender.send(_delivery(f"https://other.test:{secure.port}/"))
+    assert first.status == 200, first.error
+    assert second.status is None
+    assert "Hostname mismatch" in (second.error or "")
+    assert len(secure.requests) == 1
 
 
 async def test_an_untrusted_certificate_fails_the_attempt(tmp_path: Path) -> None:

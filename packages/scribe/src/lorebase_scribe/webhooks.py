@@ -5,10 +5,12 @@ lookup included: the URL's scheme must be in webhooks.allowed_schemes; the host 
 and every address checked (unless webhooks.allow_private_targets, none may be private, loopback,
 link-local or otherwise not public, see `lorebase_scribe.addresses`); the request goes to those
 checked addresses only, in order, each connection given webhooks.connect_timeout_s, with the Host
-header and the TLS server name kept to the host name, so a DNS answer that changes after the check
-reaches nothing. Redirects are never followed (a 3xx fails the attempt), the response body is
-never read, and `Retry-After` (seconds or an HTTP date) becomes `retry_after_s`. Errors say what
-happened in words fit for a delivery's last_error: never a secret, a URL's path or query, a body.
+header and the TLS server name kept to the host name, so a DNS answer that changes after the
+check reaches nothing (and one connection pool per TLS host name, so a connection verified for
+one name never carries another's). Redirects are never followed (a 3xx fails the attempt), the
+response body is never read, and `Retry-After` (seconds or an HTTP date) becomes
+`retry_after_s`. Errors say what happened in words fit for a delivery's last_error: never a
+secret, a URL's path or query, a body.
 """
 
 from __future__ import annotations
@@ -78,9 +80,14 @@ class HttpxSender:
     Args:
         settings: the webhooks section (allowed_schemes, allow_private_targets, timeout_s,
             connect_timeout_s, concurrency).
-        client: the client to send with; it must be built with `trust_env=False` (no proxy from
-            the environment). By default one is built so, and closed by `aclose`.
+        client: a client to send every delivery with; it must be built with `trust_env=False`
+            (no proxy from the environment), and, since its pool keys connections by address,
+            should serve one TLS host name only. By default the sender builds its own clients
+            so, one per TLS host name (a connection verified for one name is never reused for
+            another at the same address), and closes them in `aclose`.
         resolver: how a host name is looked up (default: the event loop's getaddrinfo).
+        verify: the TLS verification of the clients the sender builds (True: the system's
+            certificate authorities; an `ssl.SSLContext` to trust others).
     """
 
     def __init__(
@@ -89,17 +96,30 @@ class HttpxSender:
         *,
         client: httpx.AsyncClient | None = None,
         resolver: Resolver | None = None,
+        verify: ssl.SSLContext | bool = True,
     ) -> None:
         self._settings = settings
         self._resolver = resolver or system_resolver
-        self._owns_client = client is None
         self._timeout = httpx.Timeout(settings.timeout_s, connect=settings.connect_timeout_s)
-        self._client = client or httpx.AsyncClient(
-            trust_env=False,
-            follow_redirects=False,
-            timeout=self._timeout,
-            limits=httpx.Limits(max_connections=max(settings.concurrency, 8)),
-        )
+        self._given = client
+        self._verify = verify
+        self._clients: dict[str, httpx.AsyncClient] = {}
+
+    def _client_for(self, target: Target) -> httpx.AsyncClient:
+        """The given client, or the sender's own for the target's TLS host name ("" for http)."""
+        if self._given is not None:
+            return self._given
+        name = target.host if target.scheme == "https" else ""
+        client = self._clients.get(name)
+        if client is None:
+            client = self._clients[name] = httpx.AsyncClient(
+                trust_env=False,
+                follow_redirects=False,
+                verify=self._verify,
+                timeout=self._timeout,
+                limits=httpx.Limits(max_connections=max(self._settings.concurrency, 8)),
+            )
+        return client
 
     async def __aenter__(self) -> HttpxSender:
         return self
@@ -113,9 +133,10 @@ class HttpxSender:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Close the client when the sender built it."""
-        if self._owns_client:
-            await self._client.aclose()
+        """Close the clients the sender built (never a given one)."""
+        clients, self._clients = list(self._clients.values()), {}
+        for client in clients:
+            await client.aclose()
 
     async def send(self, delivery: OutgoingDelivery) -> SendResult:
         """POST the delivery once under webhooks.timeout_s; never raises for network or receiver."""
@@ -194,7 +215,8 @@ class HttpxSender:
         extensions = {}
         if target.scheme == "https" and target.address is None:
             extensions["sni_hostname"] = target.host
-        request = self._client.build_request(
+        client = self._client_for(target)
+        request = client.build_request(
             "POST",
             target.url.copy_with(host=str(address)),
             headers=headers,
@@ -202,7 +224,7 @@ class HttpxSender:
             extensions=extensions,
             timeout=self._timeout,
         )
-        response = await self._client.send(request, stream=True, follow_redirects=False)
+        response = await client.send(request, stream=True, follow_redirects=False)
         try:
             status = response.status_code
             retry_after = parse_retry_after(response.headers.get("retry-after"))
