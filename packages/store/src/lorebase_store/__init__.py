@@ -14,9 +14,11 @@ The parts behind it:
 | `reads/` | `Reader`: Records, Links, history, lineage, diff, queries, context reads, resolve |
 | `writes/` | `Writes`: executions, task branches, Proposals, merges, the audit log |
 | `health/`, `search/`, `graph/` | the health report, search, traversals and neighborhoods |
+| `feed/` | following a branch: its events, the polling feed, `EventNotices` |
 | `access` | principals, API keys and grants |
 | `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
+| `jobs/` | Scribe's jobs: rows taken with a lease (`Jobs`) |
 | `plans` | the statements a read ran and their EXPLAIN plans (the agent trace's `explain`) |
 
 `Segment`, `fetch_records`, `fetch_links` and `query_sql` are the statements reads issue, exported
@@ -36,6 +38,7 @@ from lorebase_store.access import (
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.commits.statistics import KindStatistics, Statistics
 from lorebase_store.engine import create_store_engine, sqlite_url
+from lorebase_store.feed import ChangesPage, EventBatch, EventNotices
 from lorebase_store.graph import (
     GraphLink,
     GraphRecord,
@@ -54,6 +57,7 @@ from lorebase_store.health.report import (
     Violation,
 )
 from lorebase_store.importer import ImportResult, import_directory
+from lorebase_store.jobs import Job, Jobs, JobState
 from lorebase_store.plans import collect_statements
 from lorebase_store.reads.context_reads import SeedVersion
 from lorebase_store.reads.history import cursor_revision
@@ -126,6 +130,7 @@ __all__ = [
     "BranchInfo",
     "BranchMerge",
     "BranchMode",
+    "ChangesPage",
     "CommitRequest",
     "CommitResult",
     "ConflictInfo",
@@ -138,6 +143,8 @@ __all__ = [
     "DryRun",
     "DuplicateGroup",
     "Duplicates",
+    "EventBatch",
+    "EventNotices",
     "Executed",
     "ExecutionRecord",
     "FoundConflict",
@@ -151,6 +158,9 @@ __all__ = [
     "HopResult",
     "ImportResult",
     "Invocation",
+    "Job",
+    "JobState",
+    "Jobs",
     "KeyInfo",
     "KindHealth",
     "KindStatistics",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -15,14 +15,17 @@ from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_platform.settings import DatabaseSettings
 from lorebase_store import access as access_rows
+from lorebase_store import feed
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest, commit
-from lorebase_store.commits.statistics import Statistics, recount
+from lorebase_store.commits.statistics import Statistics, read_statistics, recount
 from lorebase_store.engine import (
     create_store_engine,
     read_transaction,
     write_transaction,
 )
+from lorebase_store.feed import EventBatch, EventNotices
+from lorebase_store.jobs import Jobs
 from lorebase_store.migrate import upgrade
 from lorebase_store.plans import Statement, plan_summaries
 from lorebase_store.reads.diff import diff
@@ -340,6 +343,30 @@ class Store:
             )
             return [{"sequence": row.sequence, **dict(row.payload)} for row in rows]
 
+    def branch_events(
+        self,
+        branch_id: int,
+        *,
+        after: int,
+        kinds: Collection[str] | None = None,
+        limit: int = 100,
+    ) -> EventBatch:
+        """Events of a branch (by its id, `BranchInfo.id`) after a sequence, oldest first, those
+        of Revisions and Operations `kinds` keeps (`feed.branch_events`)."""
+        with read_transaction(self.engine) as connection:
+            return feed.reads.branch_events(
+                connection, branch_id, after=after, kinds=kinds, limit=limit
+            )
+
+    def latest_event_sequence(self, branch_id: int) -> int:
+        """The sequence of the newest event of a branch (0 before any): where a stream starts."""
+        with read_transaction(self.engine) as connection:
+            return feed.reads.latest_sequence(connection, branch_id)
+
+    def event_notices(self, *, poll_interval_s: float = 1.0) -> EventNotices:
+        """A waiter for new events of this database (`feed.EventNotices`), one per process."""
+        return EventNotices(self.engine, poll_interval_s=poll_interval_s)
+
     # -- statistics --------------------------------------------------------------------------
     def recount_statistics(self, domain: str) -> Statistics:
         """Count the statistics of the default branch head again (Scribe does it periodically)."""
@@ -348,6 +375,20 @@ class Store:
             schema = Reader(connection, view).schema
             attributes = {name: list(kind.attributes) for name, kind in schema.kinds.items()}
             return recount(connection, view, attributes)
+
+    def statistics_behind(self, domain: str) -> bool:
+        """Whether the statistics are missing or describe an older head than the default
+        branch's (coverage then says `approximate`): what `recount_statistics` would change."""
+        with read_transaction(self.engine) as connection:
+            info = load_domain(connection, domain)
+            head = load_branch(connection, info, info.default_branch).head_revision
+            found = read_statistics(connection, info.id)
+            return head is not None and (found is None or found.as_of != head)
+
+    @property
+    def jobs(self) -> Jobs:
+        """Scribe's jobs and their leases (docs/scribe.md)."""
+        return Jobs(self.engine)
 
     # -- principals, keys and grants (docs/auth.md) -----------------------------------------
     def ensure_principal(

@@ -36,6 +36,7 @@ from lorebase_store.engine import (
     is_sqlite,
     write_transaction,
 )
+from lorebase_store.feed.notify import notify_event
 from lorebase_store.reads.records import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.search.index import RecordWrite, index_records, reindex_branch
@@ -302,6 +303,7 @@ class _Commit:
                 },
             )
         )
+        notify_event(self.connection, domain_id, self.branch.id, sequence)
         revision = RevisionInfo(
             pk=self.revision_pk,
             id=revision_id,

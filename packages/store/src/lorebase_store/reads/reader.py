@@ -22,6 +22,8 @@ from lorebase_core.search_request import SearchRequest
 from lorebase_store import graph
 from lorebase_store.commits.statistics import Statistics, read_statistics
 from lorebase_store.engine import read_transaction
+from lorebase_store.feed import reads as feed_reads
+from lorebase_store.feed.reads import ChangesPage
 from lorebase_store.graph import NeighborhoodResult, TraverseResult
 from lorebase_store.health.report import HealthLimits, HealthReport, check_health
 from lorebase_store.reads import context_reads
@@ -101,6 +103,26 @@ class Reader:
     def revisions(self, pks: list[int]) -> dict[int, RevisionInfo]:
         """Revisions by their row key (the provenance of values), in one statement."""
         return revisions_by_pk(self.connection, pks)
+
+    def changes(
+        self,
+        *,
+        since: str | None,
+        kinds: Collection[str] | None,
+        limit: int,
+        max_scan: int,
+    ) -> ChangesPage:
+        """The polling feed of the branch: revision events of its first-parent Revisions after
+        `since`, oldest first (`feed.changes`; 409 resync-required off the history)."""
+        return feed_reads.changes(
+            self.connection,
+            self.view,
+            since=since,
+            kinds=kinds,
+            limit=limit,
+            max_scan=max_scan,
+            authorize=self.authorize,
+        )
 
     # -- Records and Links -------------------------------------------------------------------
     def get_record(self, kind: str, key: str) -> RecordVersion | None:

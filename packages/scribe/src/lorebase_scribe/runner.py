@@ -1,0 +1,179 @@
+"""`Scribe`: takes the due jobs of the store one at a time, runs them, records how it went.
+
+Each job is taken with a lease of scribe.lease_s (`lorebase_store.Jobs`), so any number of
+Scribes share one store; a run that ends in an exception is recorded on the job's row (its
+attempts and last error, never a value) and the job comes back after its interval, or after
+webhooks.backoff_max_s once it failed scribe.max_job_attempts times in a row.
+
+One log line per run (logger `lorebase.scribe`): the kind, the Domain, the outcome and the
+duration, with the run's summary or error; never a value or a secret.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from lorebase_core.errors import LorebaseError
+from lorebase_platform.settings import Settings
+from lorebase_scribe.jobs import KINDS, JobContext, JobKind
+from lorebase_scribe.notices import CommitWatch
+from lorebase_store import Job, Store
+
+logger = logging.getLogger("lorebase.scribe")
+
+Outcome = Literal["done", "failed", "lost"]
+
+
+@dataclass(frozen=True)
+class JobOutcome:
+    """How one run of a job went.
+
+    Attributes:
+        kind: the kind of job.
+        domain: its Domain, None for a job over the whole store.
+        outcome: `done`, `failed` (recorded on the row) or `lost` (the lease expired during the
+            run and another Scribe took the job: nothing recorded).
+        duration_s: how long the run took.
+        summary: what the run did, or its error.
+    """
+
+    kind: str
+    domain: str | None
+    outcome: Outcome
+    duration_s: float
+    summary: str
+
+
+def error_text(exc: BaseException) -> str:
+    """What a job's `last_error` and log line say of an exception: never a value.
+
+    Lorebase's own errors say what is wrong in words written for it; any other exception may
+    carry a value in its message, so only its type and the place it was raised are kept.
+    """
+    if isinstance(exc, LorebaseError):
+        return f"{type(exc).__name__}: {exc.detail}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    return f"{type(exc).__name__}{where} (unexpected; the message is not kept, it may hold values)"
+
+
+def default_worker_id() -> str:
+    """The name a Scribe leases under without scribe.worker_id: host name and process id."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class Scribe:
+    """Runs the store's due jobs: `run_once` for one pass, `run` until asked to stop."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        *,
+        kinds: Mapping[str, JobKind] = KINDS,
+    ) -> None:
+        self.store = store
+        self.settings = settings
+        self.worker_id = settings.scribe.worker_id or default_worker_id()
+        self.kinds = {name: kind for name, kind in kinds.items() if kind.settings(settings).enabled}
+        self.context = JobContext(store, settings)
+        self._stop = threading.Event()
+        self._woken = threading.Event()
+
+    def wake(self) -> None:
+        """End the current idle wait now (something is due, or a stop was asked for)."""
+        self._woken.set()
+
+    def request_stop(self) -> None:
+        """Stop after the job that is running (at once when idle)."""
+        self._stop.set()
+        self._woken.set()
+
+    @property
+    def stopping(self) -> bool:
+        """Whether a stop was asked for."""
+        return self._stop.is_set()
+
+    def run_once(self) -> list[JobOutcome]:
+        """Run every job that is due now once (stopping early when asked to); their outcomes."""
+        if not self.kinds:
+            return []
+        jobs = self.store.jobs
+        jobs.schedule({name: kind.per_domain for name, kind in self.kinds.items()})
+        outcomes: list[JobOutcome] = []
+        seen: set[int] = set()
+        while not self._stop.is_set():
+            job = jobs.take(
+                self.worker_id, list(self.kinds), lease_s=self.settings.scribe.lease_s, exclude=seen
+            )
+            if job is None:
+                break
+            seen.add(job.id)
+            outcomes.append(self._run(job))
+        return outcomes
+
+    def run(self) -> None:
+        """Run passes until `request_stop`; between passes that found nothing due, wait
+        scribe.idle_sleep_s, or until a commit brings webhook deliveries due (`CommitWatch`)."""
+        watch = None
+        if "webhook_delivery" in self.kinds:
+            watch = CommitWatch(
+                self.store,
+                self._commit_noticed,
+                poll_interval_s=self.settings.agents.feed.poll_interval_s,
+            ).start()
+        try:
+            while not self._stop.is_set():
+                if self.run_once():
+                    continue
+                self._woken.wait(self.settings.scribe.idle_sleep_s)
+                self._woken.clear()
+        finally:
+            if watch is not None:
+                watch.stop()
+
+    def _commit_noticed(self) -> None:
+        self.store.jobs.make_due("webhook_delivery")
+        self.wake()
+
+    def _run(self, job: Job) -> JobOutcome:
+        kind = self.kinds[job.kind]
+        job_settings = kind.settings(self.settings)
+        started = time.perf_counter()
+        try:
+            summary = kind.run(self.context, job.domain)
+        except Exception as exc:  # every failure of a job is recorded on its row
+            summary = error_text(exc)
+            kept = self.store.jobs.fail(
+                job,
+                summary,
+                retry_s=job_settings.interval_s,
+                max_attempts=self.settings.scribe.max_job_attempts,
+                wait_s=self.settings.webhooks.backoff_max_s,
+            )
+            return self._outcome(job, "failed" if kept else "lost", started, summary)
+        kept = self.store.jobs.finish(job, interval_s=job_settings.interval_s)
+        return self._outcome(job, "done" if kept else "lost", started, summary)
+
+    def _outcome(self, job: Job, outcome: Outcome, started: float, summary: str) -> JobOutcome:
+        duration = time.perf_counter() - started
+        level = logging.INFO if outcome == "done" else logging.WARNING
+        logger.log(
+            level,
+            "job %s domain=%s outcome=%s duration_ms=%.1f attempts=%d: %s",
+            job.kind,
+            job.domain or "-",
+            outcome,
+            duration * 1000,
+            job.attempts + (outcome == "failed"),
+            summary,
+        )
+        return JobOutcome(job.kind, job.domain, outcome, duration, summary)

@@ -1,0 +1,24 @@
+"""Following a branch: its events after a sequence, its polling feed and the change notices.
+
+| module | holds |
+| --- | --- |
+| `reads` | `branch_events` (the stream's events), `changes` (the polling feed), `ChangesPage` |
+| `notices` | `EventNotices`: wakes waiters when events are written (LISTEN/NOTIFY or a poll) |
+| `notify` | `notify_event`: the NOTIFY a commit transaction sends on PostgreSQL |
+"""
+
+from __future__ import annotations
+
+from lorebase_store.feed.notices import EventNotices
+from lorebase_store.feed.notify import CHANNEL, notify_event
+from lorebase_store.feed.reads import ChangesPage, EventBatch, branch_events, changes
+
+__all__ = [
+    "CHANNEL",
+    "ChangesPage",
+    "EventBatch",
+    "EventNotices",
+    "branch_events",
+    "changes",
+    "notify_event",
+]

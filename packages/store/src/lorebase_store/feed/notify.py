@@ -1,0 +1,23 @@
+"""The change notice a transaction that writes an event sends on PostgreSQL.
+
+`pg_notify` is transactional: listeners hear it when the transaction commits, never before and
+never for one that rolls back. SQLite has no notices; its readers poll the event table.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+CHANNEL = "lorebase_events"
+"""The one channel of every notice; the payload is `<domain id> <branch id> <sequence>`."""
+
+_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+
+
+def notify_event(connection: sa.Connection, domain_id: int, branch_id: int, sequence: int) -> None:
+    """Announce an event written in this transaction (PostgreSQL only; a no-op on SQLite)."""
+    if connection.dialect.name != "postgresql":
+        return
+    connection.execute(
+        _NOTIFY, {"channel": CHANNEL, "payload": f"{domain_id} {branch_id} {sequence}"}
+    )
