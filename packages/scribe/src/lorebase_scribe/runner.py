@@ -85,6 +85,15 @@ class Scribe:
         self.worker_id = settings.scribe.worker_id or default_worker_id()
         self.kinds = {name: kind for name, kind in kinds.items() if kind.settings(settings).enabled}
         self.context = JobContext(store, settings)
+        longest_pass = settings.webhooks.pass_timeout_s + settings.webhooks.timeout_s
+        if "webhook_delivery" in self.kinds and settings.scribe.lease_s < longest_pass:
+            logger.warning(
+                "scribe.lease_s (%.0f s) is shorter than a delivery pass may take "
+                "(webhooks.pass_timeout_s + webhooks.timeout_s = %.0f s): another Scribe may take "
+                "the job while this one still runs it; raise scribe.lease_s",
+                settings.scribe.lease_s,
+                longest_pass,
+            )
         self._stop = threading.Event()
         self._woken = threading.Event()
 
