@@ -38,6 +38,22 @@ def wait_for(
     return found
 
 
+def start_keeper(log: Path, *arguments: str) -> subprocess.Popen[bytes]:
+    with log.open("w") as output:
+        return subprocess.Popen(
+            [LOREBASE, "serve", *arguments, "--auth", "none", "--port", "0"],
+            env=keeper_env(),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def make_behind(store: Store) -> None:
+    """Statistics of no head: coverage reads `approximate` until they are counted again."""
+    with store.engine.begin() as connection:
+        connection.execute(t.statistics.update().values(as_of="0" * 64))
+
+
 def coverage_of_authors(url: str) -> dict[str, object]:
     response = httpx.post(
         f"{url}/api/v1/domains/library/query", json={"kind": "Author", "limit": 1}, timeout=10
@@ -51,27 +67,10 @@ def coverage_of_authors(url: str) -> dict[str, object]:
 def test_serve_with_scribe_makes_coverage_exact_and_stops_with_keeper(
     library: Store, database_url: str, tmp_path: Path
 ) -> None:
-    with library.engine.begin() as connection:  # statistics of no head: coverage approximate
-        connection.execute(t.statistics.update().values(as_of="0" * 64))
+    make_behind(library)
     assert library.statistics_behind("library") is True
     log = tmp_path / "keeper.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [
-                LOREBASE,
-                "serve",
-                "--scribe",
-                "--auth",
-                "none",
-                "--port",
-                "0",
-                "--database",
-                database_url,
-            ],
-            env=keeper_env(),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+    process = start_keeper(log, "--scribe", "--database", database_url)
     try:
         url = wait_for(log, LISTENING, process).group(1)
         deadline = time.monotonic() + 30
@@ -94,16 +93,9 @@ def test_serve_with_scribe_makes_coverage_exact_and_stops_with_keeper(
 def test_serve_without_scribe_leaves_coverage_approximate(
     library: Store, database_url: str, tmp_path: Path
 ) -> None:
-    with library.engine.begin() as connection:
-        connection.execute(t.statistics.update().values(as_of="0" * 64))
+    make_behind(library)
     log = tmp_path / "keeper.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            [LOREBASE, "serve", "--auth", "none", "--port", "0", "--database", database_url],
-            env=keeper_env(),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
+    process = start_keeper(log, "--database", database_url)
     try:
         url = wait_for(log, LISTENING, process).group(1)
         assert coverage_of_authors(url)["approximate"] is True
