@@ -141,13 +141,22 @@ class Scribe:
             ).start()
         try:
             while not self._stop.is_set():
-                if self.run_once():
+                if self._pass():
                     continue
                 self._woken.wait(self.settings.scribe.idle_sleep_s)
                 self._woken.clear()
         finally:
             if watch is not None:
                 watch.stop()
+
+    def _pass(self) -> bool:
+        """One pass; whether it ran a job. A store that cannot be reached (a database restarting)
+        ends the pass, not the Scribe: the next pass tries again after the idle wait."""
+        try:
+            return bool(self.run_once())
+        except Exception as exc:  # the jobs' own failures are recorded inside run_once
+            logger.warning("pass failed, next after scribe.idle_sleep_s: %s", error_text(exc))
+            return False
 
     def _commit_noticed(self) -> None:
         self.store.jobs.make_due("webhook_delivery")
