@@ -88,18 +88,3 @@ def test_serve_with_scribe_makes_coverage_exact_and_stops_with_keeper(
             process.kill()
             process.wait()
     assert all(state.lease_owner is None for state in library.jobs.states())  # none abandoned
-
-
-def test_serve_without_scribe_leaves_coverage_approximate(
-    library: Store, database_url: str, tmp_path: Path
-) -> None:
-    make_behind(library)
-    log = tmp_path / "keeper.log"
-    process = start_keeper(log, "--database", database_url)
-    try:
-        url = wait_for(log, LISTENING, process).group(1)
-        assert coverage_of_authors(url)["approximate"] is True
-        assert library.jobs.states() == []  # no Scribe: no job rows
-    finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == -signal.SIGTERM  # uvicorn's own ending, unchanged
