@@ -14,11 +14,11 @@ install: ## create the environment (.venv) with every package and tool
 	$(UV) sync --frozen
 
 # The demo's Keeper records the agent trace of the requests that opt in (Herald and the example
-# agent do; docs/trace.md).
-demo: install ## import the supply example, give it an agent, a reviewer and an admin, start Keeper
+# agent do; docs/trace.md) and runs Scribe's jobs in its process (docs/scribe.md).
+demo: install ## import the supply example, give it an agent, a reviewer and an admin, start Keeper and Scribe
 	$(RUN) lorebase import examples/supply --create-only
 	$(RUN) lorebase log supply
-	LOREBASE__KEEPER__TRACE__ENABLED=true $(RUN) lorebase demo
+	LOREBASE__KEEPER__TRACE__ENABLED=true $(RUN) lorebase demo --scribe
 
 lint: ## ruff check and format check
 	$(RUN) ruff check .

@@ -34,6 +34,20 @@ def scribe_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def run_once(
+    *arguments: str, env: dict[str, str], cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [SCRIPT, "run", "--once", *arguments],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=cwd,
+    )
+
+
 def make_behind(store: Store) -> None:
     with store.engine.begin() as connection:
         connection.execute(t.statistics.update().values(as_of="0" * 64))
@@ -41,14 +55,7 @@ def make_behind(store: Store) -> None:
 
 def test_run_once_runs_the_due_jobs_and_exits(library: Store, database_url: str) -> None:
     make_behind(library)
-    done = subprocess.run(
-        [SCRIPT, "run", "--once", "--database", database_url],
-        env=scribe_env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = run_once("--database", database_url, env=scribe_env())
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("statistics_recount library done ")
     assert "job statistics_recount domain=library outcome=done" in done.stderr
@@ -59,32 +66,18 @@ def test_run_once_runs_the_due_jobs_and_exits(library: Store, database_url: str)
 
 
 def test_run_once_exits_1_when_a_job_failed(library: Store, database_url: str) -> None:
-    done = subprocess.run(
-        [SCRIPT, "run", "--once", "--database", database_url],
-        env=scribe_env(
-            LOREBASE__SCRIBE__JOBS__WEBHOOK_DELIVERY__ENABLED="true",
-            LOREBASE__WEBHOOKS__ENCRYPTION_KEY="secret://env/LOREBASE_TEST_UNSET_KEY",
-        ),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    env = scribe_env(
+        LOREBASE__SCRIBE__JOBS__WEBHOOK_DELIVERY__ENABLED="true",
+        LOREBASE__WEBHOOKS__ENCRYPTION_KEY="secret://env/LOREBASE_TEST_UNSET_KEY",
     )
+    done = run_once("--database", database_url, env=env)
     assert done.returncode == 1
     assert "webhook_delivery - failed" in done.stdout
     assert "LOREBASE_TEST_UNSET_KEY" in done.stdout  # the error names what to set
 
 
 def test_bad_settings_are_named_without_their_values(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [SCRIPT, "run", "--once"],
-        env=scribe_env(LOREBASE__SCRIBE__LEASE_S="-5"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        cwd=tmp_path,
-    )
+    done = run_once(env=scribe_env(LOREBASE__SCRIBE__LEASE_S="-5"), cwd=tmp_path)
     assert done.returncode == 1
     assert "scribe.lease_s" in done.stderr
     assert "-5" not in done.stderr

@@ -11,7 +11,7 @@ import pytest
 from lorebase_core.changes import UpsertRecord
 from lorebase_platform.settings import Settings
 from lorebase_scribe import KINDS, JobContext, JobKind, Scribe
-from lorebase_store import Store
+from lorebase_store import Store, create_store_engine
 from lorebase_store import tables as t
 from lorebase_store.testing import commit_changes
 
@@ -171,3 +171,23 @@ def test_an_idle_run_stops_at_once(library: Store) -> None:
     scribe.request_stop()
     worker.join(5)
     assert not worker.is_alive()
+
+
+def test_a_store_that_cannot_be_reached_ends_the_pass_not_the_scribe(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    unreachable = Store(create_store_engine("postgresql://nobody@127.0.0.1:1/nothing"))
+    settings = scribe_settings(statistics_recount=True)
+    scribe = Scribe(unreachable, settings)
+    worker = threading.Thread(target=scribe.run)
+    with caplog.at_level(logging.WARNING, logger="lorebase.scribe"):
+        worker.start()
+        deadline = time.monotonic() + 20
+        while caplog.text.count("pass failed") < 2:  # it went on after the first failure
+            assert time.monotonic() < deadline, caplog.text
+            time.sleep(0.02)
+        scribe.request_stop()
+        worker.join(10)
+    assert not worker.is_alive()
+    assert "OperationalError" in caplog.text
+    unreachable.close()

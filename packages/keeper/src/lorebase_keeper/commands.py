@@ -7,13 +7,16 @@ these commands through the entry points instead.
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import click
 
 from lorebase_core.errors import ImportOverwrites, InvalidInput, LorebaseError
+from lorebase_keeper.background import Background, start_background
 from lorebase_keeper.demo import PROFILES_ENV, default_profiles_path, demo_instructions, setup_demo
 from lorebase_platform.settings import Settings, load_settings
 from lorebase_store import Store, import_directory
@@ -24,6 +27,13 @@ config_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
     help="Settings file (default: $LOREBASE_CONFIG).",
+)
+scribe_option = click.option(
+    "--scribe",
+    "with_scribe",
+    is_flag=True,
+    help="Also run Scribe's jobs (webhook deliveries, statistics recounts, pruning) in this "
+    "process, for a one-machine installation (docs/scribe.md).",
 )
 database_option = click.option(
     "--database",
@@ -155,12 +165,14 @@ def _overwrite_line(entry: dict[str, Any]) -> str:
     help="Authentication (default: keeper.auth.mode, api_key); none makes every request a "
     "local administrator, on loopback only (refused elsewhere); `lorebase demo` uses keys.",
 )
+@scribe_option
 @config_option
 @database_option
 def serve(
     host: str | None,
     port: int | None,
     auth_mode: str | None,
+    with_scribe: bool,
     config_file: Path | None,
     database_url: str | None,
 ) -> None:
@@ -170,23 +182,39 @@ def serve(
         settings.keeper.auth.mode = "none" if auth_mode == "none" else "api_key"
     if host is not None:
         settings.keeper.host = host
-    run_keeper(settings, port=port)
+    run_keeper(settings, port=port, with_scribe=with_scribe)
 
 
-def run_keeper(settings: Settings, *, port: int | None = None) -> None:
-    """Serve Keeper under uvicorn until interrupted; exit 1 on settings it refuses."""
+def run_keeper(settings: Settings, *, port: int | None = None, with_scribe: bool = False) -> None:
+    """Serve Keeper under uvicorn until interrupted (with Scribe's jobs on a thread when
+    `with_scribe`, stopped with it); exit 1 on settings it refuses."""
     import uvicorn
 
     from lorebase_keeper.app import create_app
     from lorebase_keeper.server import server_config
 
+    scribe: Background | None = None
     try:
         app = create_app(settings)  # refuses auth mode none off loopback (docs/auth.md)
         config = server_config(app, settings, port=port)
+        if with_scribe:
+            scribe = start_background("scribe", settings, package="lorebase-scribe")
     except LorebaseError as exc:
         click.echo(f"error: {exc.detail}", err=True)
         sys.exit(1)
-    uvicorn.Server(config).run()
+    if scribe is not None:
+        # uvicorn shuts down on SIGTERM, then raises the signal again under the handler it
+        # found: this one, so that the process ends through `finally` and Scribe stops cleanly
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    try:
+        uvicorn.Server(config).run()
+    finally:
+        if scribe is not None:
+            scribe.stop()
+
+
+def _exit_on_sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(0)
 
 
 @click.command("demo")
@@ -205,12 +233,14 @@ def run_keeper(settings: Settings, *, port: int | None = None) -> None:
 @click.option(
     "--setup-only", is_flag=True, help="Set up the principals and their profiles; do not serve."
 )
+@scribe_option
 @config_option
 @database_option
 def demo(
     port: int | None,
     profiles_file: Path | None,
     setup_only: bool,
+    with_scribe: bool,
     config_file: Path | None,
     database_url: str | None,
 ) -> None:
@@ -236,7 +266,7 @@ def demo(
         store.close()
     click.echo(demo_instructions(made, path, url=url))
     if not setup_only:
-        run_keeper(settings, port=listen_port)
+        run_keeper(settings, port=listen_port, with_scribe=with_scribe)
 
 
 @click.command("log")

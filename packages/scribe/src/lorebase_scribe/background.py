@@ -38,6 +38,9 @@ class BackgroundScribe:
         stopped = not self.thread.is_alive()
         if stopped:
             self.store.close()
+            logger.info("Scribe stopped")
+        else:
+            logger.warning("Scribe still runs a job after %.0f s; its lease will expire", timeout_s)
         return stopped
 
     def _run(self) -> None:

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 
 from lorebase_platform.settings import ScribeJobSettings, Settings
 from lorebase_scribe.webhooks import HttpxSender
-from lorebase_store import Store
-from lorebase_store.webhooks import DeliveryReport, deliver_pending, prune_deliveries
+from lorebase_store import DeliveryReport, Store, deliver_pending, prune_deliveries
 
 
 @dataclass(frozen=True)

@@ -7,24 +7,29 @@ webhooks.backoff_max_s once it failed scribe.max_job_attempts times in a row.
 
 One log line per run (logger `lorebase.scribe`): the kind, the Domain, the outcome and the
 duration, with the run's summary or error; never a value or a secret.
+
+A commit wakes an idle Scribe (`CommitWatch`): every commit writes an event, which
+`Store.event_notices()` hears of by PostgreSQL's LISTEN/NOTIFY (across processes) or, on
+SQLite, by polling the event table every agents.feed.poll_interval_s; the watch then brings the
+`webhook_delivery` row due now (whichever Scribe takes it first delivers) and ends the idle wait.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import socket
 import threading
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from lorebase_core.errors import LorebaseError
 from lorebase_platform.settings import Settings
 from lorebase_scribe.jobs import KINDS, JobContext, JobKind
-from lorebase_scribe.notices import CommitWatch
 from lorebase_store import Job, Store
 
 logger = logging.getLogger("lorebase.scribe")
@@ -85,6 +90,15 @@ class Scribe:
         self.worker_id = settings.scribe.worker_id or default_worker_id()
         self.kinds = {name: kind for name, kind in kinds.items() if kind.settings(settings).enabled}
         self.context = JobContext(store, settings)
+        longest_pass = settings.webhooks.pass_timeout_s + settings.webhooks.timeout_s
+        if "webhook_delivery" in self.kinds and settings.scribe.lease_s < longest_pass:
+            logger.warning(
+                "scribe.lease_s (%.0f s) is shorter than a delivery pass may take "
+                "(webhooks.pass_timeout_s + webhooks.timeout_s = %.0f s): another Scribe may take "
+                "the job while this one still runs it; raise scribe.lease_s",
+                settings.scribe.lease_s,
+                longest_pass,
+            )
         self._stop = threading.Event()
         self._woken = threading.Event()
 
@@ -132,13 +146,22 @@ class Scribe:
             ).start()
         try:
             while not self._stop.is_set():
-                if self.run_once():
+                if self._pass():
                     continue
                 self._woken.wait(self.settings.scribe.idle_sleep_s)
                 self._woken.clear()
         finally:
             if watch is not None:
                 watch.stop()
+
+    def _pass(self) -> bool:
+        """One pass; whether it ran a job. A store that cannot be reached (a database restarting)
+        ends the pass, not the Scribe: the next pass tries again after the idle wait."""
+        try:
+            return bool(self.run_once())
+        except Exception as exc:  # the jobs' own failures are recorded inside run_once
+            logger.warning("pass failed, next after scribe.idle_sleep_s: %s", error_text(exc))
+            return False
 
     def _commit_noticed(self) -> None:
         self.store.jobs.make_due("webhook_delivery")
@@ -177,3 +200,64 @@ class Scribe:
             summary,
         )
         return JobOutcome(job.kind, job.domain, outcome, duration, summary)
+
+
+WAIT_S = 3600.0  # one wait's timeout: the loop waits again, nothing is missed
+
+
+class CommitWatch:
+    """Calls `on_commit` (from its own thread) whenever new events are written to the store."""
+
+    def __init__(
+        self, store: Store, on_commit: Callable[[], None], *, poll_interval_s: float
+    ) -> None:
+        self.store = store
+        self.on_commit = on_commit
+        self.poll_interval_s = poll_interval_s
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run, name="lorebase-scribe-notices", daemon=True
+        )
+
+    def start(self) -> CommitWatch:
+        """Start watching; answers self once the watch runs."""
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        """Stop watching (the listening connection closed)."""
+        loop, task = self._loop, self._task
+        if loop is not None and task is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(task.cancel)
+        self._thread.join(timeout_s)
+
+    def _run(self) -> None:
+        loop = asyncio.new_event_loop()
+        try:
+            self._loop = loop
+            self._task = loop.create_task(self._watch())
+            self._ready.set()
+            loop.run_until_complete(self._task)
+        except asyncio.CancelledError:
+            pass
+        finally:
+            loop.close()
+
+    async def _watch(self) -> None:
+        notices = self.store.event_notices(poll_interval_s=self.poll_interval_s)
+        known = await asyncio.to_thread(self.store.jobs.newest_event)
+        try:
+            while True:
+                newest = await notices.wait(known, WAIT_S)
+                if newest <= known:
+                    continue
+                known = newest
+                try:
+                    await asyncio.to_thread(self.on_commit)
+                except Exception as exc:  # the next notice tries again; the interval still runs
+                    logger.warning("waking Scribe on a commit failed: %s", type(exc).__name__)
+        finally:
+            await notices.close()

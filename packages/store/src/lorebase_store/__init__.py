@@ -19,6 +19,7 @@ The parts behind it:
 | `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
 | `jobs/` | Scribe's jobs: rows taken with a lease (`Jobs`) |
+| `webhooks/` | webhooks, their deliveries, the delivery pass (`deliver_pending`) and its `Sender` contract |
 | `plans` | the statements a read ran and their EXPLAIN plans (the agent trace's `explain`) |
 
 `Segment`, `fetch_records`, `fetch_links` and `query_sql` are the statements reads issue, exported
@@ -93,6 +94,14 @@ from lorebase_store.trace.steps import (
     TraceWritten,
 )
 from lorebase_store.versioned.views import Authorize, Segment, View
+from lorebase_store.webhooks import (
+    DeliveryReport,
+    OutgoingDelivery,
+    Sender,
+    SendResult,
+    deliver_pending,
+    prune_deliveries,
+)
 from lorebase_store.writes.audit import AuditEntry
 from lorebase_store.writes.branches import BranchMode
 from lorebase_store.writes.executions import (
@@ -136,6 +145,7 @@ __all__ = [
     "ConflictInfo",
     "ConflictResolution",
     "Correction",
+    "DeliveryReport",
     "Describe",
     "Diff",
     "DiffEntry",
@@ -171,6 +181,7 @@ __all__ = [
     "Merged",
     "NeighborhoodResult",
     "NewKey",
+    "OutgoingDelivery",
     "PrincipalInfo",
     "PrincipalType",
     "ProposalInfo",
@@ -191,6 +202,8 @@ __all__ = [
     "SearchResult",
     "SeedVersion",
     "Segment",
+    "SendResult",
+    "Sender",
     "SessionVisibility",
     "Statistics",
     "StepType",
@@ -212,10 +225,12 @@ __all__ = [
     "collect_statements",
     "create_store_engine",
     "cursor_revision",
+    "deliver_pending",
     "fetch_links",
     "fetch_records",
     "import_directory",
     "new_id",
+    "prune_deliveries",
     "query_sql",
     "record_misses",
     "request_digest",

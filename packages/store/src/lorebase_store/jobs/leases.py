@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -82,29 +83,20 @@ class Jobs:
         Answers how many rows it made; rows already there keep their schedule.
         """
         moment = job_time(now or datetime.now(UTC))
-        made = 0
+        with self.engine.connect() as connection:  # most passes: every row is there already
+            if not _missing(connection, kinds):
+                return 0
         with write_transaction(self.engine) as connection:
             if not is_sqlite(connection):
                 connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEDULE_LOCK)))
-            existing = {
-                (row.kind, row.domain_id)
-                for row in connection.execute(
-                    sa.select(t.scribe_jobs.c.kind, t.scribe_jobs.c.domain_id)
-                )
-            }
-            domain_ids = list(connection.execute(sa.select(t.domains.c.id)).scalars())
-            for kind, per_domain in sorted(kinds.items()):
-                targets: Sequence[int | None] = domain_ids if per_domain else [None]
-                for domain_id in targets:
-                    if (kind, domain_id) in existing:
-                        continue
-                    connection.execute(
-                        t.scribe_jobs.insert().values(
-                            kind=kind, domain_id=domain_id, due_at=moment, attempts=0
-                        )
+            missing = _missing(connection, kinds)
+            for kind, domain_id in missing:
+                connection.execute(
+                    t.scribe_jobs.insert().values(
+                        kind=kind, domain_id=domain_id, due_at=moment, attempts=0
                     )
-                    made += 1
-        return made
+                )
+        return len(missing)
 
     def take(
         self,
@@ -118,22 +110,13 @@ class Jobs:
         """Lease the job of `kinds` that is due first and free (or whose lease expired), other
         than the rows `exclude` names (a pass runs each job once)."""
         moment = now or datetime.now(UTC)
-        current = job_time(moment)
+        due = _due(job_time(moment), kinds, exclude)
+        with self.engine.connect() as connection:  # most passes find nothing: no write lock
+            if connection.execute(due).first() is None:
+                return None
         jobs = t.scribe_jobs
         with write_transaction(self.engine) as connection:
-            row = connection.execute(
-                sa.select(jobs.c.id, jobs.c.kind, jobs.c.attempts, t.domains.c.name)
-                .select_from(jobs.outerjoin(t.domains, t.domains.c.id == jobs.c.domain_id))
-                .where(
-                    jobs.c.kind.in_(list(kinds)),
-                    jobs.c.due_at <= current,
-                    sa.or_(jobs.c.lease_expires_at.is_(None), jobs.c.lease_expires_at <= current),
-                    jobs.c.id.not_in(list(exclude)),
-                )
-                .order_by(jobs.c.due_at, jobs.c.id)
-                .limit(1)
-                .with_for_update(skip_locked=True, of=jobs)
-            ).first()
+            row = connection.execute(due.with_for_update(skip_locked=True, of=jobs)).first()
             if row is None:
                 return None
             expires = job_time(moment + timedelta(seconds=lease_s))
@@ -244,3 +227,36 @@ class Jobs:
                 .values(lease_owner=None, lease_expires_at=None, **values)
             )
             return bool(result.rowcount)
+
+
+def _missing(connection: sa.Connection, kinds: Mapping[str, bool]) -> list[tuple[str, int | None]]:
+    """The rows `kinds` need that are not there: (kind, domain id or None)."""
+    existing = {
+        (row.kind, row.domain_id)
+        for row in connection.execute(sa.select(t.scribe_jobs.c.kind, t.scribe_jobs.c.domain_id))
+    }
+    domain_ids = list(
+        connection.execute(sa.select(t.domains.c.id).order_by(t.domains.c.id)).scalars()
+    )
+    missing: list[tuple[str, int | None]] = []
+    for kind, per_domain in sorted(kinds.items()):
+        targets: Sequence[int | None] = domain_ids if per_domain else [None]
+        missing += [(kind, domain_id) for domain_id in targets if (kind, domain_id) not in existing]
+    return missing
+
+
+def _due(current: str, kinds: Sequence[str], exclude: Collection[int]) -> sa.Select[Any]:
+    """The job of `kinds` due first at `current` whose lease is free or expired."""
+    jobs = t.scribe_jobs
+    return (
+        sa.select(jobs.c.id, jobs.c.kind, jobs.c.attempts, t.domains.c.name)
+        .select_from(jobs.outerjoin(t.domains, t.domains.c.id == jobs.c.domain_id))
+        .where(
+            jobs.c.kind.in_(list(kinds)),
+            jobs.c.due_at <= current,
+            sa.or_(jobs.c.lease_expires_at.is_(None), jobs.c.lease_expires_at <= current),
+            jobs.c.id.not_in(list(exclude)),
+        )
+        .order_by(jobs.c.due_at, jobs.c.id)
+        .limit(1)
+    )
