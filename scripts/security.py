@@ -225,9 +225,7 @@ def seed_webhook(database: str) -> dict[str, str]:
     """A webhook with one delivery, so the sweep's webhook and delivery ids exist."""
     from lorebase_core.changes import Origin, UpsertRecord
     from lorebase_platform.settings import WebhookSettings
-    from lorebase_store import CommitRequest, Store
-    from lorebase_store.webhooks import create_webhook, list_deliveries
-    from lorebase_store.webhooks.passes import fan_out
+    from lorebase_store import CommitRequest, Store, create_webhook, fan_out, list_deliveries
 
     store = Store.open(database)
     try:

@@ -40,9 +40,15 @@ from lorebase_core.changes import UpsertRecord
 from lorebase_keeper.testing import serve_in_thread
 from lorebase_platform.settings import WebhookSettings
 from lorebase_scribe import HttpxSender
-from lorebase_store import Store, import_directory
+from lorebase_store import (
+    OutgoingDelivery,
+    SendResult,
+    Store,
+    create_webhook,
+    deliver_pending,
+    import_directory,
+)
 from lorebase_store.testing import change_request
-from lorebase_store.webhooks import OutgoingDelivery, SendResult, create_webhook, deliver_pending
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for common.py
 from common import ROOT, git_commit, log, machine_info, workspace

@@ -18,9 +18,8 @@ from lorebase_core.changes import UpsertRecord
 from lorebase_core.errors import Forbidden, InvalidInput, NotFound
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, import_directory
+from lorebase_store import OutgoingDelivery, SendResult, Store, deliver_pending, import_directory
 from lorebase_store.testing import change_request
-from lorebase_store.webhooks import OutgoingDelivery, SendResult, deliver_pending
 
 KEY_ENV = "LOREBASE_TEST_CLIENT_WEBHOOK_KEY"
 TARGET = "https://agents.example.com/lorebase"

@@ -14,9 +14,8 @@ from lorebase_keeper.app import create_app
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.routes.webhooks import _require_clearances
 from lorebase_platform.settings import Settings
-from lorebase_store import GrantInfo, Store
+from lorebase_store import GrantInfo, OutgoingDelivery, SendResult, Store, deliver_pending
 from lorebase_store.testing import change_request
-from lorebase_store.webhooks import OutgoingDelivery, SendResult, deliver_pending
 
 pytestmark = pytest.mark.anyio
 

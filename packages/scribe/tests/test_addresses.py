@@ -14,10 +14,10 @@ import httpx
 import pytest
 from packages.scribe.tests.receivers import Answers, Receiver
 
+from lorebase_core.addresses import address_refusal
 from lorebase_platform.settings import WebhookSettings
 from lorebase_scribe import HttpxSender
-from lorebase_scribe.addresses import address_refusal
-from lorebase_store.webhooks import OutgoingDelivery
+from lorebase_store import OutgoingDelivery
 
 pytestmark = pytest.mark.anyio
 

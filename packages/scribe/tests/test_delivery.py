@@ -20,8 +20,7 @@ from packages.scribe.tests.receivers import DROP, HALF, HANG, Answer, Fault, Rec
 from packages.store.tests.webhook_helpers import KEY, KEY_ENV, settings, touch, verified
 
 from lorebase_scribe import HttpxSender
-from lorebase_store import Store
-from lorebase_store.webhooks import create_webhook, deliver_pending, list_deliveries
+from lorebase_store import Store, create_webhook, deliver_pending, list_deliveries
 
 pytestmark = pytest.mark.anyio
 

@@ -25,8 +25,7 @@ from packages.scribe.tests.receivers import Answer, Received, Receiver
 from packages.scribe.tests.test_cli import SCRIPT, scribe_env
 from packages.store.tests.webhook_helpers import KEY, KEY_ENV, settings, touch
 
-from lorebase_store import Store
-from lorebase_store.webhooks import create_webhook, list_deliveries
+from lorebase_store import Store, create_webhook, list_deliveries
 
 DOMAIN = "library"
 EVENTS = 16

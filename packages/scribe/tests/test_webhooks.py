@@ -26,7 +26,7 @@ from packages.scribe.tests.receivers import (
 
 from lorebase_platform.settings import WebhookSettings
 from lorebase_scribe import HttpxSender, parse_retry_after
-from lorebase_store.webhooks import OutgoingDelivery, SendResult
+from lorebase_store import OutgoingDelivery, SendResult
 
 pytestmark = pytest.mark.anyio
 

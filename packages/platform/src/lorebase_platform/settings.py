@@ -736,19 +736,36 @@ class ScribeJobSettings(_Section):
     )
 
 
-class ScribeJobsSettings(_Section):
-    """scribe.jobs: each kind of job Scribe runs."""
+class _FrequentJob(ScribeJobSettings):
+    interval_s: float = Field(default=5.0, gt=0, description="Wait between two runs of this job.")
 
-    webhook_delivery: ScribeJobSettings = Field(
-        default_factory=lambda: ScribeJobSettings(interval_s=5.0),
+
+class _RecountJob(ScribeJobSettings):
+    interval_s: float = Field(
+        default=300.0, gt=0, description="Wait between two runs of this job (per Domain)."
+    )
+
+
+class _HourlyJob(ScribeJobSettings):
+    interval_s: float = Field(
+        default=3600.0, gt=0, description="Wait between two runs of this job."
+    )
+
+
+class ScribeJobsSettings(_Section):
+    """scribe.jobs: each kind of job Scribe runs (each its own class, so that an environment
+    override of one member keeps the job's own defaults for the others)."""
+
+    webhook_delivery: _FrequentJob = Field(
+        default_factory=_FrequentJob,
         description="Deliver pending webhook deliveries (and seal keys).",
     )
-    statistics_recount: ScribeJobSettings = Field(
-        default_factory=lambda: ScribeJobSettings(interval_s=300.0),
+    statistics_recount: _RecountJob = Field(
+        default_factory=_RecountJob,
         description="Count the statistics of each Domain's default branch again.",
     )
-    webhook_prune: ScribeJobSettings = Field(
-        default_factory=lambda: ScribeJobSettings(interval_s=3600.0),
+    webhook_prune: _HourlyJob = Field(
+        default_factory=_HourlyJob,
         description="Delete deliveries older than webhooks.retention_days.",
     )
 

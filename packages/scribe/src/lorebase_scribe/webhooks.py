@@ -26,15 +26,10 @@ from types import TracebackType
 
 import httpx
 
+from lorebase_core.addresses import IPAddress, address_refusal
 from lorebase_platform.settings import WebhookSettings
-from lorebase_scribe.addresses import (
-    IPAddress,
-    Target,
-    TargetRefused,
-    address_refusal,
-    parse_target,
-)
-from lorebase_store.webhooks import OutgoingDelivery, SendResult
+from lorebase_scribe.addresses import Target, TargetRefused, parse_target
+from lorebase_store import OutgoingDelivery, SendResult
 
 __all__ = ["HttpxSender", "Resolver", "parse_retry_after", "system_resolver"]
 

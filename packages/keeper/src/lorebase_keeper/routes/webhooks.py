@@ -26,7 +26,7 @@ from lorebase_keeper.segments import SegmentRoute
 from lorebase_keeper.shapes import webhooks as shapes
 from lorebase_keeper.trace.visibility import domain_wide_permissions, require_domain_wide
 from lorebase_platform.settings import PageSettings
-from lorebase_store.webhooks import (
+from lorebase_store import (
     EncryptionKeyInvalid,
     create_webhook,
     delete_webhook,

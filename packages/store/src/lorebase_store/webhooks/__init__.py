@@ -12,7 +12,7 @@ from lorebase_store.webhooks.deliveries import (
     retry_delivery,
 )
 from lorebase_store.webhooks.delivering import deliver_pending
-from lorebase_store.webhooks.passes import DeliveryReport, signature
+from lorebase_store.webhooks.passes import DeliveryReport, fan_out, signature
 from lorebase_store.webhooks.registry import (
     NewWebhook,
     WebhookInfo,
@@ -39,6 +39,7 @@ __all__ = [
     "create_webhook",
     "delete_webhook",
     "deliver_pending",
+    "fan_out",
     "get_webhook",
     "list_deliveries",
     "list_webhooks",

@@ -47,7 +47,7 @@ _OWN_HEADERS = (
 )
 
 
-@dataclass
+@dataclass(kw_only=True)
 class DeliveryReport:
     """What one pass did.
 
@@ -74,7 +74,7 @@ class DeliveryReport:
     disabled: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Taken:
     """A delivery taken under a lease, with what its attempt needs."""
 

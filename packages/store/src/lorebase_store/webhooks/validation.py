@@ -6,14 +6,13 @@ every attempt (a name's answer may change after registration).
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from typing import Any
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 
 from lorebase_core.access import SENSITIVITY_TAGS
+from lorebase_core.addresses import address_refusal, literal_address
 from lorebase_core.errors import Issue, WebhookInvalid
 from lorebase_platform.settings import WebhookSettings
 from lorebase_store.results import DomainInfo
@@ -23,33 +22,6 @@ from lorebase_store.versioned.views import list_branches, load_branch
 REVISION_EVENT = "revision.committed"
 ANY_OPERATION = "operation.*"
 DEFAULT_EVENTS = (REVISION_EVENT, ANY_OPERATION)
-
-
-def literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    """The address a host names literally, in any notation (dotted, decimal, octal, hex, IPv6)."""
-    text = host.strip("[]")
-    try:
-        address = ipaddress.ip_address(text.split("%", 1)[0])
-    except ValueError:
-        try:  # the forms C's inet_aton accepts: 2130706433, 0x7f.1, 0177.0.0.1
-            return ipaddress.IPv4Address(socket.inet_aton(text))
-        except (OSError, ValueError):  # not an address (ValueError: NUL, non-ASCII)
-            return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped
-    return address
-
-
-def is_internal(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    """Private, loopback, link-local, unspecified, reserved or multicast: not a public target."""
-    return (
-        address.is_private
-        or address.is_loopback
-        or address.is_link_local
-        or address.is_unspecified
-        or address.is_reserved
-        or address.is_multicast
-    )
 
 
 def _url_issues(url: str, settings: WebhookSettings) -> list[Issue]:
@@ -67,11 +39,12 @@ def _url_issues(url: str, settings: WebhookSettings) -> list[Issue]:
     if parts.username is not None or parts.password is not None:
         return [Issue("url", "credentials in the URL are refused: use webhooks.headers", "url")]
     address = literal_address(host)
-    if address is not None and is_internal(address) and not settings.allow_private_targets:
+    refusal = address_refusal(address) if address is not None else None
+    if refusal is not None and not settings.allow_private_targets:
         return [
             Issue(
                 "url",
-                f"{address} is a private, loopback or link-local address; give a public target "
+                f"{address} is {refusal}, not a public target; give a public one "
                 "(webhooks.allow_private_targets allows them, for local development only)",
                 "private-target",
             )
