@@ -11,6 +11,7 @@ from fastapi_offline import FastAPIOffline
 from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator, AuthModeHeader
 from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
+from lorebase_keeper.feed_stream import FeedState
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.loopback import require_safe_auth
 from lorebase_keeper.openapi import install_openapi
@@ -19,6 +20,7 @@ from lorebase_keeper.routes import (
     audit,
     context,
     data_health,
+    feed,
     health,
     history,
     operation_catalog,
@@ -56,6 +58,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        await app.state.feed.notices.close()
         app.state.keeper.recorder.close()  # what is queued is written before the store closes
         app.state.metrics.shutdown()
         if owned:
@@ -79,6 +82,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         AnswerCache(settings.keeper.cache),
         recorder,
     )
+    app.state.feed = FeedState.make(settings.agents.feed, app.state.store)
     install_error_handlers(app)
     # the last added runs first: logged, traced, text and segments checked, the body read and
     # checked
@@ -100,6 +104,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         health,
         principals,
         unfinished,
+        feed,
         operations,
         operation_catalog,
         proposals,

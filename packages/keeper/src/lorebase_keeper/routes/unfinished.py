@@ -20,7 +20,7 @@ router = APIRouter(tags=["unfinished"])
 
 METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 PLANNED: dict[str, tuple[str, ...]] = {
-    "change-feed": ("branches/{branch}/events", "branches/{branch}/changes", "webhooks"),
+    "change-feed": ("webhooks",),
 }
 
 
