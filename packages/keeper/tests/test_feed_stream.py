@@ -7,11 +7,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from packages.keeper.tests.conftest import Keys
+from packages.keeper.tests.conftest import Keys, make_keys, supply_with_operations
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import UpsertRecord
@@ -247,3 +248,56 @@ def test_a_commit_through_another_keeper_reaches_the_stream(
             assert time.monotonic() - began < 5.0
     finally:
         other.close()
+
+
+CONTACT = """  note_supplier_contact:
+    description: Set the contact e-mail of a supplier.
+    parameters:
+      key: {type: string, required: true}
+      contact_email: {type: string, required: true, sensitivity: [pii]}
+    edits:
+      - update_record:
+          kind: Supplier
+          key: $key
+          values: {contact_email: $contact_email}
+    permissions: [operation.execute]
+    side_effects: [contact_changed]
+"""
+
+
+def test_operation_events_arrive_with_edits_masked_for_the_reader(
+    store: Store, tmp_path: Path
+) -> None:
+    supply_with_operations(store, tmp_path, CONTACT)
+    keys = make_keys(store)
+    store.create_branch("supply", "dev", created_by="usr_admin")
+    dev = EVENTS.replace("/main/", "/dev/")
+    with served(store, feed_settings()) as client:
+        headers = Keys.header(keys.viewer)
+        with client.stream("GET", dev, headers=headers) as response:
+            stream = Stream(response)
+            assert stream.frame() is not None  # retry:
+            executed = client.post(
+                "/api/v1/domains/supply/operations/note_supplier_contact/execute",
+                json={
+                    "parameters": {"key": "S-1001", "contact_email": "lena@example.com"},
+                    "branch": "dev",
+                },
+                headers=Keys.header(keys.admin),
+            )
+            assert executed.status_code == 200, executed.text
+            revision, operation = stream.event(), stream.event()
+    assert revision.fields["event"] == "revision"
+    assert operation.fields["event"] == "operation"
+    event = operation.data
+    assert event["type"] == "operation.contact_changed"
+    assert event["revisions"] == [revision.data["revision"]]
+    assert event["edits"] == [
+        {
+            "op": "update_record",
+            "kind": "Supplier",
+            "key": "S-1001",
+            "values": {"contact_email": "***"},
+        }
+    ]
+    assert "lena@example.com" not in operation.fields["data"]
