@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from lorebase_client.cli import main
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
+from lorebase_client.cli_feed import FEED_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS
 from lorebase_client.cli_trace import TRACE_COMMANDS
 from lorebase_client.cli_writes import WRITE_COMMANDS
@@ -47,7 +48,13 @@ def command_paths() -> Iterator[tuple[str, ...]]:
             for name in sorted(command.commands):  # its own commands only, not plugins
                 yield from walk(command.commands[name], (*path, name))
 
-    commands = (*READ_COMMANDS, *AGENT_READ_COMMANDS, *WRITE_COMMANDS, *TRACE_COMMANDS)
+    commands = (
+        *READ_COMMANDS,
+        *AGENT_READ_COMMANDS,
+        *FEED_COMMANDS,
+        *WRITE_COMMANDS,
+        *TRACE_COMMANDS,
+    )
     for command in sorted(commands, key=lambda command: command.name or ""):
         yield from walk(command, (command.name or "",))
 

@@ -1,11 +1,11 @@
 """The `lorebase` program.
 
 The read commands (schema, record, query, traverse, diff, branch; context, search, resolve,
-health), the write commands (op, proposal, branch merge) and the trace commands (trace list,
-trace show, audit) talk to a Keeper over HTTP (cli_reads.py, cli_agent_reads.py, cli_writes.py,
-cli_trace.py). Commands that run against a database on this machine (serve, import, log, key,
-grant) come from installed packages through the `lorebase.commands` entry points (plugins.py),
-so this package stays free of server code.
+health; events, changes), the write commands (op, proposal, branch merge) and the trace
+commands (trace list, trace show, audit) talk to a Keeper over HTTP (cli_reads.py,
+cli_agent_reads.py, cli_feed.py, cli_writes.py, cli_trace.py). Commands that run against a
+database on this machine (serve, import, log, key, grant) come from installed packages through
+the `lorebase.commands` entry points (plugins.py), so this package stays free of server code.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import click
 
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
+from lorebase_client.cli_feed import FEED_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS, branch_group
 from lorebase_client.cli_trace import TRACE_COMMANDS
 from lorebase_client.cli_writes import BRANCH_WRITE_COMMANDS, WRITE_COMMANDS
@@ -26,7 +27,13 @@ def main() -> None:
     """Lorebase: governed, versioned knowledge graphs for AI agents."""
 
 
-for _command in (*READ_COMMANDS, *AGENT_READ_COMMANDS, *WRITE_COMMANDS, *TRACE_COMMANDS):
+for _command in (
+    *READ_COMMANDS,
+    *AGENT_READ_COMMANDS,
+    *FEED_COMMANDS,
+    *WRITE_COMMANDS,
+    *TRACE_COMMANDS,
+):
     main.add_command(_command)
 for _command in BRANCH_WRITE_COMMANDS:
     branch_group.add_command(_command)
