@@ -21,10 +21,12 @@ from lorebase_core.access import ReadScope
 from lorebase_core.errors import TooManyStreams
 from lorebase_core.schema import Schema
 from lorebase_platform.settings import FeedSettings
-from lorebase_store import EventNotices, Store
+from lorebase_store import EventBatch, EventNotices, Store
 
 _BATCH = 100
 """Events read per statement while a stream catches up."""
+_FRAMES_KEPT = 1000
+"""Rendered revision frames kept for the streams still behind."""
 
 
 @dataclass
@@ -70,11 +72,44 @@ class StreamSlots:
 
 @dataclass
 class FeedState:
-    """What the streams of one Keeper share."""
+    """What the streams of one Keeper share: the notices, the slots, and the reads in flight,
+    so the streams of a branch woken by one commit read its events once, not once each."""
 
     settings: FeedSettings
     notices: EventNotices
     slots: StreamSlots
+    _reads: dict[tuple[int, int, tuple[str, ...] | None], asyncio.Future[EventBatch]] = field(
+        default_factory=dict
+    )
+    _frames: dict[int, str] = field(default_factory=dict)
+
+    async def batch(
+        self, store: Store, branch_id: int, after: int, kinds: Collection[str] | None
+    ) -> EventBatch:
+        """The events of a branch after `after` (`Store.branch_events`), one read for all the
+        streams asking the same at the same time."""
+        key = (branch_id, after, tuple(sorted(kinds)) if kinds is not None else None)
+        found = self._reads.get(key)
+        if found is None:
+            found = asyncio.ensure_future(
+                run_in_threadpool(
+                    store.branch_events, branch_id, after=after, kinds=kinds, limit=_BATCH
+                )
+            )
+            self._reads[key] = found
+            found.add_done_callback(lambda _done: self._reads.pop(key, None))
+        return await asyncio.shield(found)
+
+    def revision_frame(self, event: dict[str, Any]) -> str:
+        """The frame of a revision event, rendered once for every stream (nothing in it is
+        masked: it names Kinds and keys, which a history reader may read)."""
+        sequence = int(event["sequence"])
+        text = self._frames.get(sequence)
+        if text is None:
+            if len(self._frames) >= _FRAMES_KEPT:
+                self._frames.clear()
+            text = self._frames[sequence] = frame(event)
+        return text
 
     @classmethod
     def make(cls, settings: FeedSettings, store: Store) -> FeedState:
@@ -106,7 +141,7 @@ def frame(event: dict[str, Any]) -> str:
 
 
 def _shown(event: dict[str, Any], start: StreamStart) -> dict[str, Any]:
-    if event.get("type") == "revision.committed" or not event.get("edits"):
+    if not event.get("edits"):
         return event
     return {**event, "edits": start.scope.mask_edits(start.schema, event["edits"])}
 
@@ -132,11 +167,12 @@ async def stream(
                 if not await run_in_threadpool(still_allowed):
                     return
                 next_check = loop.time() + settings.reauthorize_interval_s
-            batch = await run_in_threadpool(
-                store.branch_events, start.branch_id, after=after, kinds=start.kinds, limit=_BATCH
-            )
+            batch = await state.batch(store, start.branch_id, after, start.kinds)
             for event in batch.events:
-                yield frame(_shown(event, start))
+                if event.get("type") == "revision.committed":
+                    yield state.revision_frame(event)
+                else:
+                    yield frame(_shown(event, start))
                 quiet_since = loop.time()
             if batch.last_sequence != after:  # more may be waiting: read on before waiting
                 after = batch.last_sequence
