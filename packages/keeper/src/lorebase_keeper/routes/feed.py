@@ -129,9 +129,8 @@ def _start(
     with domain_read(request, domain, branch=branch) as read:
         read.require_history()
         wanted = _kinds(read.reader.schema, kinds)
-        store = read.keeper.store
         branch_id = read.reader.view.branch.id
-        begin = after if after is not None else store.latest_event_sequence(branch_id)
+        begin = after if after is not None else read.reader.latest_event_sequence()
         return StreamStart(
             read.principal.id, branch_id, begin, wanted, read.scope, read.reader.schema
         )
