@@ -14,13 +14,12 @@ import httpx
 import pytest
 from packages.keeper.tests.conftest import Keys, make_keys, supply_with_operations
 from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.test_feed_changes import part_cost, risk
 
-from lorebase_core.changes import UpsertRecord
 from lorebase_keeper.app import create_app
 from lorebase_keeper.testing import serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
-from lorebase_store.testing import commit_changes
 
 EVENTS = "/api/v1/domains/supply/branches/main/events"
 MEMBERS = [
@@ -99,14 +98,6 @@ def opened(client: httpx.Client, key: str, **params: Any) -> Iterator[Stream]:
         assert first is not None
         assert "retry" in first.fields
         yield stream
-
-
-def risk(store: Store, value: int) -> str:
-    return commit_changes(store, [UpsertRecord("Supplier", "S-1001", {"risk_score": value})]).id
-
-
-def part_cost(store: Store, cost: str) -> str:
-    return commit_changes(store, [UpsertRecord("Part", "P-10001", {"unit_cost": cost})]).id
 
 
 def test_a_commit_reaches_an_open_stream_with_every_member(supply: Store, keys: Keys) -> None:
