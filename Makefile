@@ -35,7 +35,7 @@ pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 
 test: install lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
 
-bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads
+bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads, the event stream
 	$(RUN) python bench/store/run.py
 	$(RUN) python bench/reads/run.py
 	$(RUN) python bench/context/run.py
@@ -43,6 +43,7 @@ bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, conte
 	$(RUN) python bench/trace/run.py
 	$(RUN) python bench/herald/run.py
 	$(RUN) python bench/agent_reads/run.py
+	$(RUN) python bench/feed/run.py
 
 security: install ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
 	$(RUN) python scripts/security.py

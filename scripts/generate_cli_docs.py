@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from lorebase_client.cli import main
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
+from lorebase_client.cli_feed import FEED_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS
 from lorebase_client.cli_trace import TRACE_COMMANDS
 from lorebase_client.cli_webhooks import WEBHOOK_COMMANDS
@@ -51,6 +52,7 @@ def command_paths() -> Iterator[tuple[str, ...]]:
     commands = (
         *READ_COMMANDS,
         *AGENT_READ_COMMANDS,
+        *FEED_COMMANDS,
         *WRITE_COMMANDS,
         *TRACE_COMMANDS,
         *WEBHOOK_COMMANDS,

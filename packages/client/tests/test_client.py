@@ -272,12 +272,11 @@ def test_the_default_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
         assert repr(client) == "LorebaseClient('http://127.0.0.1:8080')"
 
 
-def test_changes_asks_the_polling_feed_which_is_not_built_yet(admin: LorebaseClient) -> None:
-    from lorebase_core.errors import NotImplementedYet
-
-    with pytest.raises(NotImplementedYet) as raised:
-        admin.changes("supply", "main", since="v1", kinds=["Supplier", "Part"], limit=10)
-    request = raised.value.response.request  # type: ignore[attr-defined]
-    assert request.url.path == "/api/v1/domains/supply/branches/main/changes"
-    assert dict(request.url.params) == {"since": "v1", "kinds": "Supplier,Part", "limit": "10"}
-    assert raised.value.extra["missing"] == "change-feed"
+def test_changes_asks_the_polling_feed(admin: LorebaseClient, keeper: LiveKeeper) -> None:
+    answer = admin.changes(
+        "supply", "main", since=keeper.supply_import, kinds=["Supplier", "Part"], limit=10
+    )
+    assert answer["branch"] == "main"
+    assert answer["events"]
+    assert {event["type"] for event in answer["events"]} == {"revision.committed"}
+    assert answer.revision == keeper.supply_head

@@ -242,12 +242,26 @@ async def test_health_of_one_kind(mcp: Client) -> None:
     assert answer["result"]["kind"] == "Supplier"
 
 
-async def test_changes_say_the_feed_is_not_built_yet(mcp: Client) -> None:
-    result = await mcp.call_tool("lorebase_changes", {"domain": "supply", "branch": "main"})
-    assert result.is_error
-    assert "501 not-implemented" in text_of(result)
-    assert result.structured_content is not None
-    assert result.structured_content["problem"]["missing"] == "change-feed"
+async def test_changes_answer_the_feed_oldest_first(mcp: Client) -> None:
+    text, answer = await call(mcp, "lorebase_changes", domain="supply", branch="main", limit=2)
+    assert text.startswith("# Changes of supply/main, oldest first\n")
+    assert (
+        "by usr_editor: Activate C-3013 after countersignature (Kinds Contract 1 (C-3013);" in text
+    )
+    assert f"next_since: {answer['result']['next_since']}" in text
+    events = answer["result"]["events"]
+    assert len(events) == 2
+    assert events[0]["sequence"] < events[1]["sequence"]
+    # a page cut by limit says how to go on; since the last Revision, nothing new
+    first = await call(mcp, "lorebase_changes", domain="supply", branch="main", limit=100)
+    since = first[1]["result"]["events"][0]["revision"]
+    cut, _ = await call(
+        mcp, "lorebase_changes", domain="supply", branch="main", since=since, limit=1
+    )
+    assert "more: this page was cut; call again with since=next_since at once." in cut
+    head = answer["result"]["next_since"]
+    nothing, _ = await call(mcp, "lorebase_changes", domain="supply", branch="main", since=head)
+    assert "No Revisions after since." in nothing
 
 
 async def test_operations_describe_parameters_and_review(mcp: Client) -> None:

@@ -54,28 +54,6 @@ async def test_readyz_answers_503_when_the_database_is_unreachable() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(
-    ("method", "path", "missing"),
-    [
-        pytest.param("GET", "branches/main/changes", "change-feed", id="changes"),
-        pytest.param("GET", "branches/main/events", "change-feed", id="events"),
-    ],
-)
-async def test_planned_routes_answer_501_naming_the_missing_piece(
-    supply: Store, method: str, path: str, missing: str
-) -> None:
-    # behind the door like every route (test_auth.py: 401 without a key, 404 for a Domain the
-    # caller may not read); auth mode none is the local administrator
-    app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=supply)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as client:
-        response = await client.request(method, f"/api/v1/domains/supply/{path}")
-    document = assert_problem(response, 501, "not-implemented")
-    assert document["missing"] == missing
-    assert document["instance"] == f"/api/v1/domains/supply/{path}"
-
-
-@pytest.mark.anyio
 async def test_unknown_routes_are_problem_documents(client: httpx.AsyncClient) -> None:
     assert_problem(await client.get("/nowhere"), 404, "not-found")
     assert_problem(await client.post("/healthz"), 405, "method-not-allowed")
@@ -113,10 +91,11 @@ async def test_openapi_lists_the_routes_served(client: httpx.AsyncClient) -> Non
         "/api/v1/domains/{domain}/proposals/{proposal}/conflicts",
         "/api/v1/domains/{domain}/proposals/{proposal}/conflicts/{conflict}/resolve",
         "/api/v1/domains/{domain}/branches/{branch}/merge",
+        "/api/v1/domains/{domain}/branches/{branch}/events",
+        "/api/v1/domains/{domain}/branches/{branch}/changes",
     } <= set(document["paths"])
-    planned = [path for path in document["paths"] if path.endswith(("events", "changes"))]
-    assert len(planned) == 2, planned
-    for path in planned:  # in the document until they are built, marked as not built yet
-        for operation in document["paths"][path].values():
-            assert operation["x-lorebase-unfinished"] == "change-feed"
-            assert list(operation["responses"]) == ["501", "default"]
+    document_paths = set(document["paths"])
+    assert "/api/v1/domains/{domain}/webhooks" in document_paths
+    for item in document["paths"].values():  # nothing is left planned: every route is served
+        for operation in item.values():
+            assert "501" not in operation.get("responses", {})

@@ -109,7 +109,7 @@ READS = [
     pytest.param(f"{SUPPLY}/branches", id="branches"),
     pytest.param(f"{SUPPLY}/proposals", id="proposals"),
     pytest.param(f"{SUPPLY}/webhooks", id="webhooks"),
-    pytest.param(f"{SUPPLY}/branches/main/events", id="planned-events"),
+    pytest.param(f"{SUPPLY}/branches/main/events", id="events"),
 ]
 
 
@@ -241,7 +241,8 @@ UNGRANTED_READS = [
     pytest.param("/proposals/prp_nothing", id="proposal"),  # known or not, alike
     pytest.param("/proposals/prp_nothing/conflicts", id="conflicts"),
     pytest.param("/webhooks", id="webhooks"),
-    pytest.param("/branches/main/changes", id="planned-changes"),
+    pytest.param("/branches/main/changes", id="changes"),
+    pytest.param("/branches/main/events", id="events"),
 ]
 
 

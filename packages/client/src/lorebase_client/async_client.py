@@ -7,7 +7,9 @@ and read the answers in answers.py.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import replace
 from types import TracebackType
 from typing import Any, Literal, Self, overload
 
@@ -24,6 +26,7 @@ from lorebase_client.connection import (
     resolve_api_key,
     resolve_base_url,
 )
+from lorebase_client.events import Follower, follow_async
 from lorebase_client.routes import (
     NO_VALUE,
     ApiRequest,
@@ -729,6 +732,37 @@ class AsyncLorebaseClient:
         """
         request = routes.changes(domain, branch, since=since, kinds=kinds, limit=limit, etag=etag)
         return await self._json(request)
+
+    def events(
+        self,
+        domain: str,
+        branch: str,
+        *,
+        kinds: Sequence[str] | None = None,
+        last_event_id: str | None = None,
+        reconnect: bool = True,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """The events committed on `branch` as they come (its Server-Sent Events stream).
+
+        Revision events (`type` revision.committed) and Operation events (operation.<side
+        effect>), each a dict with its `sequence`. Without `last_event_id` the stream starts
+        at the next commit; after Keeper closes it (agents.feed.max_connection_s) or the
+        connection drops, it reconnects after the stream's `retry:` with Last-Event-ID, so
+        nothing is missed or repeated (`reconnect=False` ends the iteration instead).
+        `kinds` keeps only Revisions changing those Kinds. Problem answers raise.
+        """
+        route = routes.events(domain, branch, kinds=kinds)
+
+        def request(headers: dict[str, str]) -> httpx.Request:
+            return build_request(self._http, replace(route, headers=headers))
+
+        return follow_async(
+            self._http,
+            request,
+            Follower(last_event_id),
+            reconnect=reconnect,
+            sleep=asyncio.sleep,
+        )
 
     async def branch(self, domain: str, name: str) -> Answer:
         """One branch and its head Revision."""

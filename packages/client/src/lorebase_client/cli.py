@@ -1,11 +1,12 @@
 """The `lorebase` program.
 
 The read commands (schema, record, query, traverse, diff, branch; context, search, resolve,
-health), the write commands (op, proposal, branch merge) and the trace commands (trace list,
-trace show, audit) and the webhook commands talk to a Keeper over HTTP (cli_reads.py, cli_agent_reads.py, cli_writes.py,
-cli_trace.py, cli_webhooks.py). Commands that run against a database on this machine (serve, import, log, key,
-grant) come from installed packages through the `lorebase.commands` entry points (plugins.py),
-so this package stays free of server code.
+health; events, changes), the write commands (op, proposal, branch merge), the trace commands
+(trace list, trace show, audit) and the webhook commands talk to a Keeper over HTTP (cli_reads.py,
+cli_agent_reads.py, cli_feed.py, cli_writes.py, cli_trace.py, cli_webhooks.py). Commands that run
+against a database on this machine (serve, import, log, key, grant) come from installed packages
+through the `lorebase.commands` entry points (plugins.py), so this package stays free of server
+code.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import click
 
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
+from lorebase_client.cli_feed import FEED_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS, branch_group
 from lorebase_client.cli_trace import TRACE_COMMANDS
 from lorebase_client.cli_webhooks import WEBHOOK_COMMANDS
@@ -30,6 +32,7 @@ def main() -> None:
 for _command in (
     *READ_COMMANDS,
     *AGENT_READ_COMMANDS,
+    *FEED_COMMANDS,
     *WRITE_COMMANDS,
     *TRACE_COMMANDS,
     *WEBHOOK_COMMANDS,

@@ -381,6 +381,14 @@ def changes(
     )
 
 
+def events(domain: str, branch: str, *, kinds: Sequence[str] | None) -> ApiRequest:
+    """The event stream of a branch (Server-Sent Events: see `events.follow`)."""
+    return _get(
+        domain_path(domain, "branches", segment(branch, "branch"), "events"),
+        kinds=",".join(kinds) if kinds else None,
+    )
+
+
 def create_branch(
     domain: str,
     name: str,

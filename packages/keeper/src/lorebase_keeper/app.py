@@ -11,6 +11,7 @@ from fastapi_offline import FastAPIOffline
 from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator, AuthModeHeader
 from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
+from lorebase_keeper.feed_stream import FeedState
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.loopback import require_safe_auth
 from lorebase_keeper.openapi import install_openapi
@@ -19,6 +20,7 @@ from lorebase_keeper.routes import (
     audit,
     context,
     data_health,
+    feed,
     health,
     history,
     operation_catalog,
@@ -31,7 +33,6 @@ from lorebase_keeper.routes import (
     revisions,
     search,
     trace,
-    unfinished,
     webhooks,
 )
 from lorebase_keeper.segments import PathSegments
@@ -57,6 +58,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        await app.state.feed.notices.close()
         app.state.keeper.recorder.close()  # what is queued is written before the store closes
         app.state.metrics.shutdown()
         if owned:
@@ -80,6 +82,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         AnswerCache(settings.keeper.cache),
         recorder,
     )
+    app.state.feed = FeedState.make(settings.agents.feed, app.state.store)
     install_error_handlers(app)
     # the last added runs first: logged, traced, text and segments checked, the body read and
     # checked
@@ -96,11 +99,11 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.add_middleware(RequestLog)
     if settings.keeper.auth.mode == "none":
         app.add_middleware(AuthModeHeader)
-    # planned routes first: /branches/{branch:path} would swallow /branches/main/changes
+    # the feed before revisions: /branches/{branch:path} would swallow /branches/main/changes
     for module in (
         health,
         principals,
-        unfinished,
+        feed,
         operations,
         operation_catalog,
         proposals,

@@ -33,6 +33,7 @@ from lorebase_core.errors import (
     MalformedJson,
     MethodNotAllowed,
     NotFound,
+    TooManyRequests,
     Unauthorized,
     quoted,
     shortened,
@@ -313,7 +314,10 @@ def install_error_handlers(app: FastAPI) -> None:
             if refused is not None:
                 return refused
             exc = await run_in_threadpool(with_visible_names, request, exc)
-        return _response(problem_document(exc, instance=request.url.path), exc.status)
+        retry = (
+            {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests) else None
+        )
+        return _response(problem_document(exc, instance=request.url.path), exc.status, retry)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -2,9 +2,8 @@
 
 Every answer is typed: routes declare the models of `lorebase_keeper.shapes` in their
 decorators (`routes.documented`), request bodies a route parses itself included; every status a
-route does not list is a problem document (`default`), and the planned routes are there with
-their 501, marked `x-lorebase-unfinished`. `/docs` serves Swagger UI from the installed
-`fastapi-offline` package, so it works offline.
+route does not list is a problem document (`default`). `/docs` serves Swagger UI from the
+installed `fastapi-offline` package, so it works offline.
 
 With API keys (`keeper.auth.mode: api_key`) every operation requires one, as a Bearer token or
 the `X-API-Key` header (docs/auth.md), except the probes, which declare `security: []`. With
@@ -92,15 +91,12 @@ def _members(schema: dict[str, Any]) -> tuple[object, ...]:
 
 
 def _typed_responses(operation: dict[str, Any]) -> None:
-    """Problem documents only as application/problem+json, any other status one too, and no
-    success for a route that is not built."""
+    """Problem documents only as application/problem+json, and any other status one too."""
     responses: dict[str, Any] = operation["responses"]
     for status, response in list(responses.items()):
         content = response.get("content", {})
         if status[0] in "45" and content.get("application/json") == {"schema": {}}:
             del content["application/json"]
-        if "x-lorebase-unfinished" in operation and status.startswith("2"):
-            del responses[status]
     responses.setdefault(
         "default",
         {

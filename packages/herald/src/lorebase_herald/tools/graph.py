@@ -238,13 +238,24 @@ def render_diff(answer: Mapping[str, Any]) -> str:
 
 
 def render_changes(answer: Mapping[str, Any]) -> str:
-    lines = [f"# Changes of {answer.get('domain')}/{answer.get('branch')}"]
+    lines = [f"# Changes of {answer.get('domain')}/{answer.get('branch')}, oldest first"]
     for event in answer.get("events", []):
+        counts = event.get("kinds") or {}
+        keys = event.get("keys") or {}
+        touched = ", ".join(
+            f"{kind} {count}" + (f" ({', '.join(keys[kind])})" if keys.get(kind) else "")
+            for kind, count in counts.items()
+        )
+        cut = "; more keys than listed" if event.get("keys_truncated") else ""
         lines.append(
             f"- {short(event.get('revision'))} {event.get('created_at')} by {event.get('author')}:"
-            f" {value(event.get('message') or '')} (Kinds {', '.join(event.get('kinds', []))};"
+            f" {value(event.get('message') or '')} (Kinds {touched or 'none'}{cut};"
             f" {pairs(event.get('stats'))})"
         )
+    if not answer.get("events"):
+        lines.append("No Revisions after since.")
     if answer.get("next_since"):
         lines.append(f"next_since: {answer['next_since']}")
+    if answer.get("more"):
+        lines.append("more: this page was cut; call again with since=next_since at once.")
     return "\n".join(lines)

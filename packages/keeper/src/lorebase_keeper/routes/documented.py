@@ -121,8 +121,3 @@ def markdown_answer(model: object) -> dict[int | str, dict[str, Any]]:
             "content": {"application/json": {}, "text/markdown": {"schema": {"type": "string"}}},
         }
     }
-
-
-def unfinished_answer(missing: str) -> dict[int | str, dict[str, Any]]:
-    """The one answer of a planned route: 501 not-implemented, naming the missing piece."""
-    return {501: _problem(f"Not built yet ({missing}): answers 501 not-implemented.")}

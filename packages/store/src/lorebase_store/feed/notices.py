@@ -130,9 +130,13 @@ class EventNotices:
         while self._waiters > 0:
             try:
                 async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+                    found = await (await conn.execute("SELECT current_schema()")).fetchone()
+                    schema = str(found[0]) if found else ""
                     await conn.execute(f"LISTEN {CHANNEL}")
                     async for notice in conn.notifies():
-                        _domain, branch, sequence = notice.payload.split()
+                        where, _domain, branch, sequence = notice.payload.rsplit(" ", 3)
+                        if where != schema:  # another database in the same PostgreSQL one
+                            continue
                         self._record(int(branch), int(sequence))
                         self._wake()
                         if self._waiters == 0:

@@ -9,9 +9,11 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 CHANNEL = "lorebase_events"
-"""The one channel of every notice; the payload is `<domain id> <branch id> <sequence>`."""
+"""The one channel of every notice; the payload is `<schema> <domain id> <branch id>
+<sequence>`: databases in other schemas of the same PostgreSQL database share the channel, and
+listeners keep the notices of their own schema only."""
 
-_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+_NOTIFY = sa.text("SELECT pg_notify(:channel, current_schema() || ' ' || :payload)")
 
 
 def notify_event(connection: sa.Connection, domain_id: int, branch_id: int, sequence: int) -> None:

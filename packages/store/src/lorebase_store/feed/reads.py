@@ -49,8 +49,33 @@ class ChangesPage:
     more: bool
 
 
+REVISION_MEMBERS = (
+    "type",
+    "domain",
+    "branch",
+    "revision",
+    "parents",
+    "generation",
+    "author",
+    "message",
+    "origin",
+    "stats",
+    "created_at",
+    "kinds",
+    "relations",
+    "schema_changed",
+    "keys",
+    "keys_truncated",
+)
+"""The members of a revision event after `sequence`, in the order the stream sends them."""
+
+
 def document(sequence: int, payload: Mapping[str, Any]) -> dict[str, Any]:
-    """The event document: `sequence` first, then the stored payload."""
+    """The event document: `sequence` first, then the stored payload (a revision event's
+    members in `REVISION_MEMBERS` order: PostgreSQL's jsonb does not keep the order written)."""
+    if payload.get("type") == REVISION_EVENT:
+        ordered = {name: payload[name] for name in REVISION_MEMBERS if name in payload}
+        return {"sequence": sequence, **ordered, **dict(payload)}
     return {"sequence": sequence, **dict(payload)}
 
 

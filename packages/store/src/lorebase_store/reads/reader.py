@@ -124,6 +124,11 @@ class Reader:
             authorize=self.authorize,
         )
 
+    def latest_event_sequence(self) -> int:
+        """The sequence of the newest event of the branch (0 before any): where a stream that
+        resumes after nothing starts."""
+        return feed_reads.latest_sequence(self.connection, self.view.branch.id)
+
     # -- Records and Links -------------------------------------------------------------------
     def get_record(self, kind: str, key: str) -> RecordVersion | None:
         return reads.get_record(self.connection, self.view, kind, key)
