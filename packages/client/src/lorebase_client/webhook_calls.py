@@ -1,5 +1,5 @@
 """`client.webhooks`: a Domain's webhooks and their deliveries, for the sync and the async client
-(docs/webhooks.md). Managing them takes domain.settings on the whole Domain."""
+(docs/feed.md). Managing them takes domain.settings on the whole Domain."""
 
 from __future__ import annotations
 

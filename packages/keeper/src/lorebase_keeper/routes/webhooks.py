@@ -1,4 +1,4 @@
-"""Webhooks of a Domain and their deliveries (docs/webhooks.md).
+"""Webhooks of a Domain and their deliveries (docs/feed.md).
 
 POST/GET /webhooks, GET/PATCH/DELETE /webhooks/{id}, GET /webhooks/{id}/deliveries and
 POST /webhooks/{id}/deliveries/{delivery}/retry. Managing them takes domain.settings on the

@@ -1,4 +1,4 @@
-"""Webhooks and their deliveries (docs/webhooks.md): never the secret nor its digest, except
+"""Webhooks and their deliveries (docs/feed.md): never the secret nor its digest, except
 the secret in the answer that creates a webhook."""
 
 from __future__ import annotations
