@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -292,3 +293,24 @@ def test_operation_events_arrive_with_edits_masked_for_the_reader(
         }
     ]
     assert "lena@example.com" not in operation.fields["data"]
+
+
+def test_a_client_gone_before_reading_gives_its_slot_back(supply: Store, keys: Keys) -> None:
+    # requests sent on raw sockets closed at once, before any frame is read: each slot returns
+    settings = feed_settings(max_streams_per_principal=1)
+    with served(supply, settings) as client:
+        address = httpx.URL(str(client.base_url))
+        request = (
+            f"GET {EVENTS} HTTP/1.1\r\nHost: {address.host}\r\n"
+            f"Authorization: Bearer {keys.viewer}\r\n\r\n"
+        ).encode()
+        for _ in range(5):
+            with socket.create_connection((address.host, address.port)) as raw:
+                raw.sendall(request)
+        deadline = time.monotonic() + 5.0
+        while True:  # the viewer's own slot is free again
+            with client.stream("GET", EVENTS, headers=Keys.header(keys.viewer)) as response:
+                if response.status_code == 200:
+                    break
+            assert time.monotonic() < deadline, "the viewer's slot was not given back"
+            time.sleep(0.05)

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
+from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import TooManyStreams
@@ -153,36 +155,51 @@ async def stream(
     still_allowed: Callable[[], bool],
 ) -> AsyncIterator[str]:
     """The frames of one stream, from `retry:` until max_connection_s, a failed re-authorization
-    (`still_allowed` answers False) or the client going away; its slot is released at the end."""
+    (`still_allowed` answers False) or the client going away. Its slot is released by the
+    `StreamAnswer` that sends it, which runs even when the frames are never asked for."""
     settings = state.settings
     loop = asyncio.get_running_loop()
     opened = quiet_since = loop.time()
     closes = opened + settings.max_connection_s
     next_check = opened + settings.reauthorize_interval_s
     after = start.after
-    try:
-        yield f"retry: {settings.retry_ms}\n\n"
-        while loop.time() < closes:
-            if loop.time() >= next_check:
-                if not await run_in_threadpool(still_allowed):
-                    return
-                next_check = loop.time() + settings.reauthorize_interval_s
-            batch = await state.batch(store, start.branch_id, after, start.kinds)
-            for event in batch.events:
-                if event.get("type") == "revision.committed":
-                    yield state.revision_frame(event)
-                else:
-                    yield frame(_shown(event, start))
-                quiet_since = loop.time()
-            if batch.last_sequence != after:  # more may be waiting: read on before waiting
-                after = batch.last_sequence
-                continue
-            until = min(quiet_since + settings.heartbeat_s, closes, next_check)
-            await state.notices.wait(
-                after, max(0.0, until - loop.time()), branch_id=start.branch_id
-            )
-            if loop.time() - quiet_since >= settings.heartbeat_s:
-                yield ": keep-alive\n\n"
-                quiet_since = loop.time()
-    finally:
-        state.slots.release(start.principal)
+    yield f"retry: {settings.retry_ms}\n\n"
+    while loop.time() < closes:
+        if loop.time() >= next_check:
+            if not await run_in_threadpool(still_allowed):
+                return
+            next_check = loop.time() + settings.reauthorize_interval_s
+        batch = await state.batch(store, start.branch_id, after, start.kinds)
+        for event in batch.events:
+            if event.get("type") == "revision.committed":
+                yield state.revision_frame(event)
+            else:
+                yield frame(_shown(event, start))
+            quiet_since = loop.time()
+        if batch.last_sequence != after:  # more may be waiting: read on before waiting
+            after = batch.last_sequence
+            continue
+        until = min(quiet_since + settings.heartbeat_s, closes, next_check)
+        await state.notices.wait(after, max(0.0, until - loop.time()), branch_id=start.branch_id)
+        if loop.time() - quiet_since >= settings.heartbeat_s:
+            yield ": keep-alive\n\n"
+            quiet_since = loop.time()
+
+
+class StreamAnswer(StreamingResponse):
+    """The answer of an event stream: its slot is released once the answer is over, however it
+    ends (the stream closed, the client gone before or after the first frame, an error)."""
+
+    def __init__(self, frames: AsyncIterator[str], release: Callable[[], None]) -> None:
+        super().__init__(
+            frames,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()

@@ -11,7 +11,7 @@ from starlette.concurrency import run_in_threadpool
 from lorebase_core.errors import InvalidInput, Issue, LorebaseError, quoted
 from lorebase_core.schema import Schema
 from lorebase_core.suggestions import hint
-from lorebase_keeper.feed_stream import FeedState, StreamStart, stream
+from lorebase_keeper.feed_stream import FeedState, StreamAnswer, StreamStart, stream
 from lorebase_keeper.reading import domain_read, keeper_of, page_limit
 from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer
 from lorebase_keeper.routes.parameters import listed_names
@@ -174,8 +174,4 @@ async def branch_events(
     state.slots.acquire(start.principal)
     keeper = keeper_of(request)
     frames = stream(state, keeper.store, start, lambda: _still_allowed(request, domain, branch))
-    return StreamingResponse(
-        frames,
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    return StreamAnswer(frames, lambda: state.slots.release(start.principal))
