@@ -7,8 +7,8 @@ delivery leases of the dead pass expire. Then every event has been acknowledged,
 is recorded delivered, and the only repeats are deliveries the first Scribe had in flight at the
 kill: at most webhooks.concurrency of them, each with its Idempotency-Key to drop it by.
 
-The delivery leases of a pass last webhooks.pass_timeout_s + webhooks.timeout_s + 30 s, so the
-takeover of the in-flight deliveries takes about half a minute per backend.
+The delivery leases of a pass last webhooks.pass_timeout_s + 2 * webhooks.timeout_s, so the
+takeover of the in-flight deliveries waits that long.
 """
 
 from __future__ import annotations

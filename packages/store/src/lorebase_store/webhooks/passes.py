@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 
 # events one webhook turns into deliveries per pass (the rest wait for the next pass)
 FAN_OUT_PAGE = 1000
-# a lease lasts the pass, its last attempt and this margin; after it another pass may take it
-LEASE_MARGIN_S = 30.0
 SYSTEM = "lorebase"
 _OWN_HEADERS = (
     "content-type",
@@ -198,9 +196,9 @@ def take_due(
         .order_by(d.c.next_attempt_at, d.c.sequence)
         .limit(settings.batch)
     )
-    lease = stamp(
-        moment + timedelta(seconds=settings.pass_timeout_s + settings.timeout_s + LEASE_MARGIN_S)
-    )
+    # the pass, its last attempt, and as long again to record it; after that another pass may
+    # take the delivery (its pass died)
+    lease = stamp(moment + timedelta(seconds=settings.pass_timeout_s + 2 * settings.timeout_s))
     with write_transaction(store.engine) as connection:
         if domain is not None:
             query = query.where(w.c.domain_id == load_domain(connection, domain).id)
