@@ -44,6 +44,7 @@ bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, conte
 	$(RUN) python bench/herald/run.py
 	$(RUN) python bench/agent_reads/run.py
 	$(RUN) python bench/feed/run.py
+	$(RUN) python bench/feed/webhooks.py
 
 security: install ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
 	$(RUN) python scripts/security.py
