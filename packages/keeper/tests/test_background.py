@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lorebase_keeper.background import BackgroundUnavailable, start_background
+from lorebase_core.errors import BackgroundUnavailable
+from lorebase_keeper.background import start_background
 from lorebase_platform.settings import Settings
 
 

@@ -57,6 +57,7 @@ of its own):
     ├── TooManyRequests               429 too-many-requests (the answer has a Retry-After header)
     │   └── TooManyStreams            429 too-many-streams (agents.feed.max_streams_*)
     ├── UnsafeSettings                500 unsafe-settings (a process refuses to start with them)
+    ├── BackgroundUnavailable         500 background-unavailable (`serve --scribe` without Scribe)
     ├── NotImplementedYet             501 not-implemented (a planned part of the API)
     ├── UnexpectedAnswer              502 unexpected-answer (the client's: not Keeper's answer)
     ├── ModelUnavailable              502 model-unavailable (a chat endpoint failed or is down)
@@ -549,6 +550,14 @@ class UnsafeSettings(LorebaseError):
     status = 500
     code = "unsafe-settings"
     title = "Unsafe settings"
+
+
+class BackgroundUnavailable(LorebaseError):
+    """Background work asked for (`lorebase serve --scribe`) whose package is not installed."""
+
+    status = 500
+    code = "background-unavailable"
+    title = "Background work unavailable"
 
 
 class NotImplementedYet(LorebaseError):

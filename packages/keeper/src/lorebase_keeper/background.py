@@ -10,17 +10,10 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
-from lorebase_core.errors import LorebaseError
+from lorebase_core.errors import BackgroundUnavailable
 from lorebase_platform.settings import Settings
 
 ENTRY_POINT_GROUP = "lorebase.background"
-
-
-class BackgroundUnavailable(LorebaseError):
-    """`--scribe` (or another background) asked for, its package not installed."""
-
-    code = "background-unavailable"
-    title = "Background work unavailable"
 
 
 @runtime_checkable
