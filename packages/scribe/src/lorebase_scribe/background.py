@@ -10,7 +10,7 @@ import logging
 import threading
 
 from lorebase_platform.settings import Settings
-from lorebase_scribe.runner import Scribe
+from lorebase_scribe.runner import Scribe, error_text
 from lorebase_store import Store
 
 logger = logging.getLogger("lorebase.scribe")
@@ -46,8 +46,9 @@ class BackgroundScribe:
     def _run(self) -> None:
         try:
             self.scribe.run()
-        except Exception:  # pragma: no cover - run() records job failures; this is the store gone
-            logger.exception("Scribe stopped on an unexpected error")
+        except Exception as exc:  # pragma: no cover - run() records job failures; the store gone
+            # no traceback: an exception's message (a driver's, say) may hold values
+            logger.error("Scribe stopped on an unexpected error: %s", error_text(exc))
 
 
 def start(settings: Settings) -> BackgroundScribe:
