@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
+from lorebase_store.engine import is_sqlite
+
 CHANNEL = "lorebase_events"
 """The one channel of every notice; the payload is `<schema> <domain id> <branch id>
 <sequence>`: databases in other schemas of the same PostgreSQL database share the channel, and
@@ -18,7 +20,7 @@ _NOTIFY = sa.text("SELECT pg_notify(:channel, current_schema() || ' ' || :payloa
 
 def notify_event(connection: sa.Connection, domain_id: int, branch_id: int, sequence: int) -> None:
     """Announce an event written in this transaction (PostgreSQL only; a no-op on SQLite)."""
-    if connection.dialect.name != "postgresql":
+    if is_sqlite(connection):
         return
     connection.execute(
         _NOTIFY, {"channel": CHANNEL, "payload": f"{domain_id} {branch_id} {sequence}"}

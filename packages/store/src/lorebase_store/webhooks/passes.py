@@ -97,11 +97,15 @@ def _wants(webhook: Any, event_type: str, branch: object) -> bool:
 
 
 def fan_out(store: Store, *, domain: str | None = None, now: datetime | None = None) -> int:
-    """Turn the events after each enabled webhook's cursor into its pending deliveries."""
+    """Turn the events after each enabled webhook's cursor into its pending deliveries.
+
+    Only webhooks with events after their cursor take the write lock: an idle pass writes nothing.
+    """
     w, e = t.webhooks, t.events
     made = 0
+    behind = sa.exists().where(e.c.domain_id == w.c.domain_id, e.c.sequence > w.c.cursor)
     with read_transaction(store.engine) as connection:
-        query = sa.select(w.c.id).where(w.c.enabled.is_(True))
+        query = sa.select(w.c.id).where(w.c.enabled.is_(True), behind)
         if domain is not None:
             query = query.where(w.c.domain_id == load_domain(connection, domain).id)
         ids = list(connection.execute(query.order_by(w.c.id)).scalars())
@@ -151,19 +155,25 @@ def reseal(store: Store, keyring: Keyring, batch: int) -> int:
         return 0
     w = t.webhooks
     current = f"sealed:v1:{keyring.fingerprint}:%"
-    with write_transaction(store.engine) as connection:
+    # read first, so that a pass with nothing to seal takes no write lock; each update only
+    # replaces the form it read (another pass may have sealed it since)
+    with read_transaction(store.engine) as connection:
         rows = connection.execute(
             sa.select(w.c.id, w.c.signing_key).where(w.c.signing_key.not_like(current))
         ).all()
-        chosen = [row for row in rows if keyring.needs_reseal(row.signing_key)][:batch]
+    chosen = [row for row in rows if keyring.needs_reseal(row.signing_key)][:batch]
+    if not chosen:
+        return 0
+    sealed = 0
+    with write_transaction(store.engine) as connection:
         for row in chosen:
-            sealed = keyring.seal(row.id, keyring.open(row.id, row.signing_key))
-            connection.execute(
+            again = keyring.seal(row.id, keyring.open(row.id, row.signing_key))
+            sealed += connection.execute(
                 w.update()
                 .where(w.c.id == row.id, w.c.signing_key == row.signing_key)
-                .values(signing_key=sealed)
-            )
-        return len(chosen)
+                .values(signing_key=again)
+            ).rowcount
+    return sealed
 
 
 def take_due(
