@@ -30,7 +30,8 @@ of its own):
     │   ├── HistoryForbidden          403 history-forbidden
     │   ├── MergeOutsideScope         403 merge-outside-scope
     │   ├── AttributeForbidden        403 attribute-forbidden
-    │   └── ClearanceForbidden        403 clearance-forbidden (a webhook clearance not held)
+    │   ├── ClearanceForbidden        403 clearance-forbidden (a webhook clearance not held)
+    │   └── CsrfRejected              403 csrf (a cookie-authenticated unsafe request)
     ├── NotFound                      404 not-found
     │   ├── DomainNotFound            404 domain-not-found
     │   ├── BranchNotFound            404 branch-not-found
@@ -55,13 +56,16 @@ of its own):
     ├── RequestTimeout                408 request-timeout (a body that did not arrive in time)
     ├── BodyTooLarge                  413 body-too-large (keeper.max_body_bytes)
     ├── TooManyRequests               429 too-many-requests (the answer has a Retry-After header)
-    │   └── TooManyStreams            429 too-many-streams (agents.feed.max_streams_*)
+    │   ├── TooManyStreams            429 too-many-streams (agents.feed.max_streams_*)
+    │   ├── RateLimited               429 rate-limited (keeper.rate_limits)
+    │   └── QuotaExceeded             429 quota-exceeded (a daily quota of keeper.rate_limits)
     ├── UnsafeSettings                500 unsafe-settings (a process refuses to start with them)
     ├── BackgroundUnavailable         500 background-unavailable (`serve --scribe` without Scribe)
     ├── NotImplementedYet             501 not-implemented (a planned part of the API)
     ├── UnexpectedAnswer              502 unexpected-answer (the client's: not Keeper's answer)
     ├── ModelUnavailable              502 model-unavailable (a chat endpoint failed or is down)
     ├── ModelAnswerInvalid            502 model-answer-invalid (invalid after the repair call)
+    ├── IdentityProviderUnavailable   502 identity-provider-unavailable (the OIDC issuer)
     └── Conflict                      409 conflict
         ├── AlreadyExists             409 already-exists
         │   └── BranchNameTaken       409 branch-name-taken (differs only in case)
@@ -76,7 +80,8 @@ of its own):
         ├── SelfApproval              409 self-approval
         ├── ProposalNotOpen           409 proposal-not-open
         ├── ResyncRequired            409 resync-required (a feed `since` that cannot be followed)
-        └── EncryptionKeyRequired     409 encryption_key_required (webhooks.encryption_key)
+        ├── EncryptionKeyRequired     409 encryption_key_required (webhooks.encryption_key)
+        └── SignInUnavailable         409 sign-in-unavailable (sessions off, OIDC not set up)
 """
 
 from __future__ import annotations
@@ -758,3 +763,45 @@ class ModelAnswerInvalid(LorebaseError):
     status = 502
     code = "model-answer-invalid"
     title = "Model answer invalid"
+
+
+class CsrfRejected(Forbidden):
+    """An unsafe request authenticated by a session cookie without the session's X-CSRF-Token.
+
+    The token is in GET /api/v1/auth/session (`csrf_token`); send it as `X-CSRF-Token`.
+    """
+
+    code = "csrf"
+    title = "CSRF token missing or wrong"
+
+
+class RateLimited(TooManyRequests):
+    """More requests of one class (reads, writes, search, context) than keeper.rate_limits allow."""
+
+    code = "rate-limited"
+    title = "Rate limit reached"
+
+
+class QuotaExceeded(TooManyRequests):
+    """A principal's daily quota of one class (keeper.rate_limits ... per_day) is used up."""
+
+    code = "quota-exceeded"
+    title = "Daily quota used up"
+
+
+class IdentityProviderUnavailable(LorebaseError):
+    """The OIDC issuer's discovery document, signing keys or token endpoint could not be read.
+
+    The detail names the issuer and what happened, never a token, code or client secret.
+    """
+
+    status = 502
+    code = "identity-provider-unavailable"
+    title = "Identity provider unavailable"
+
+
+class SignInUnavailable(Conflict):
+    """A sign-in this Keeper is not set up for: sessions off, or OIDC without keeper.auth.oidc."""
+
+    code = "sign-in-unavailable"
+    title = "Sign-in not available"

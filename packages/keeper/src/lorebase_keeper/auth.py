@@ -1,9 +1,12 @@
 """Authentication: who a request comes from (docs/auth.md).
 
 Auth mode `none` makes every request the local administrator (the demo; Keeper then listens on
-loopback by default). Mode `api_key` takes `Authorization: Bearer <key>` or `X-API-Key: <key>`.
-A credential's principal and grants are kept for keeper.auth.authz.grants_cache_ttl_s, so a
-revoked key or a withdrawn grant takes effect within that time, in every process.
+loopback by default). Mode `api_key` takes `Authorization: Bearer <key>` or `X-API-Key: <key>`;
+mode `oidc` takes bearer tokens of keeper.auth.oidc's issuer; `api_key+oidc` both. Every mode
+but `none` also takes a browser session cookie (POST /api/v1/auth/session). A bearer credential
+wins over a cookie. A credential's principal and grants are kept for
+keeper.auth.authz.grants_cache_ttl_s, so a revoked key, session or grant takes effect within that
+time, in every process.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from lorebase_core.errors import Unauthorized
 from lorebase_keeper.authz import Principal, local_admin
 from lorebase_keeper.trace.context import current_step
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, api_key_id
+from lorebase_store import KEY_PREFIX, Store, api_key_id
 
 AUTH_MODE_HEADER = "Lorebase-Auth"
 
@@ -53,7 +56,10 @@ class Authenticator:
     """Turns a request's credential into a `Principal`, with a short per-process cache."""
 
     def __init__(self, settings: Settings, store: Store) -> None:
+        self.settings = settings
         self.mode = settings.keeper.auth.mode
+        self.takes_api_keys = self.mode in ("api_key", "api_key+oidc")
+        self.takes_oidc = self.mode in ("oidc", "api_key+oidc")
         self.ttl_s = settings.keeper.auth.authz.grants_cache_ttl_s
         self.store = store
         self._cache: dict[str, tuple[float, Principal | None]] = {}
@@ -70,15 +76,45 @@ class Authenticator:
         if self.mode == "none":
             return local_admin()
         presented = _credential(request)
-        if presented is None:
-            raise Unauthorized(
-                "This request needs an API key: send Authorization: Bearer <key> "
-                "(create one with `lorebase key create`)"
+        if presented is not None:
+            if self.takes_oidc and not (self.takes_api_keys and presented.startswith(KEY_PREFIX)):
+                return self._token_principal(presented)
+            found = self._lookup(presented)
+            if found is None:
+                raise Unauthorized("The API key is not valid: it is malformed, unknown or revoked")
+            return found
+        session = self._session_principal(request)
+        if session is not None:
+            return session
+        raise Unauthorized(self._missing_credential())
+
+    def _missing_credential(self) -> str:
+        if self.mode == "oidc":
+            return (
+                "This request needs a token of the OIDC issuer: send Authorization: Bearer "
+                "<token> (`lorebase login` gets one), or sign in at POST /api/v1/auth/session"
             )
-        found = self._lookup(presented)
-        if found is None:
-            raise Unauthorized("The API key is not valid: it is malformed, unknown or revoked")
-        return found
+        return (
+            "This request needs an API key: send Authorization: Bearer <key> "
+            "(create one with `lorebase key create`), or sign in at POST /api/v1/auth/session"
+        )
+
+    def _token_principal(self, token: str) -> Principal:
+        """The principal of an OIDC bearer token (auth modes oidc and api_key+oidc).
+
+        Raises:
+            Unauthorized: a token that is malformed, expired, not yet valid, for another
+                audience or issuer, or signed by a key or algorithm the issuer does not use.
+        """
+        raise Unauthorized("OIDC bearer tokens are not accepted yet")
+
+    def _session_principal(self, request: Request) -> Principal | None:
+        """The principal of the request's browser session cookie (None: no session cookie).
+
+        Raises:
+            Unauthorized: a cookie naming a session that is unknown, revoked or expired.
+        """
+        return None
 
     def _lookup(self, presented: str) -> Principal | None:
         # the cache is keyed by a digest, so no key sits in memory longer than its request

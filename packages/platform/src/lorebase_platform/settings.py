@@ -179,11 +179,193 @@ class TraceSettings(_Section):
     )
 
 
+class SessionSettings(_Section):
+    """keeper.auth.sessions: browser sessions made by POST /api/v1/auth/session (docs/auth.md)."""
+
+    enabled: bool = Field(
+        default=True, description="Whether POST /api/v1/auth/session makes browser sessions."
+    )
+    cookie_name: str = Field(
+        default="lorebase_session",
+        pattern=r"^[A-Za-z0-9_-]{1,64}$",
+        description="Name of the session cookie (__Host-<name> with cookie_secure).",
+    )
+    cookie_secure: bool = Field(
+        default=False,
+        description="Mark the cookie Secure and name it __Host-<cookie_name>: on for every "
+        "deployment served over HTTPS; off only for http://127.0.0.1.",
+    )
+    idle_timeout_s: int = Field(
+        default=28_800,
+        ge=60,
+        description="A session unused for this long ends (8 hours).",
+    )
+    absolute_timeout_s: int = Field(
+        default=604_800,
+        ge=60,
+        description="A session ends this long after sign-in, however much it is used (7 days).",
+    )
+    touch_interval_s: int = Field(
+        default=60,
+        ge=1,
+        description="How often a session's last use is written (at most once per interval).",
+    )
+    max_per_principal: int = Field(
+        default=50,
+        ge=1,
+        description="Live sessions one principal may hold; signing in past it ends the oldest.",
+    )
+
+
+class OidcGrantSettings(_Section):
+    """A grant given to members of a group of the OIDC groups claim (keeper.auth.oidc.groups)."""
+
+    domain: str = Field(description="Domain (or glob) of the grant.")
+    branch: str = Field(default="*", description="Branch glob of the grant.")
+    role: Literal["viewer", "editor", "reviewer", "admin"] = Field(
+        description="Role the grant gives."
+    )
+    kinds: list[str] | None = Field(
+        default=None, description="Kinds the grant is narrowed to (null: every Kind)."
+    )
+    clearances: list[str] = Field(
+        default_factory=list, description="Sensitivity tags the grant may read."
+    )
+
+
+class OidcSettings(_Section):
+    """keeper.auth.oidc: sign-in and bearer tokens from an OpenID Connect issuer (docs/auth.md)."""
+
+    issuer: str | None = Field(
+        default=None,
+        description="Issuer URL; its /.well-known/openid-configuration is read. https, or http "
+        "on a loopback address only.",
+    )
+    audience: list[str] = Field(
+        default_factory=list,
+        description="Accepted aud values of bearer tokens (empty: the client_id).",
+    )
+    client_id: str | None = Field(
+        default=None, description="Keeper's client id at the issuer (sign-in and the CLI)."
+    )
+    client_secret: str | None = Field(
+        default=None,
+        pattern=r"^secret://",
+        description="Client secret as a secret:// reference; empty for a public client (PKCE).",
+    )
+    redirect_uris: list[str] = Field(
+        default_factory=list,
+        description="Redirect URIs a sign-in may name (the web app's callback).",
+    )
+    scopes: list[str] = Field(
+        default_factory=lambda: ["openid", "profile", "email"],
+        description="Scopes asked for at sign-in.",
+    )
+    principal_claim: str = Field(
+        default="sub",
+        min_length=1,
+        description="Claim whose value names the principal (lower-cased; characters outside "
+        "a-z 0-9 _ . - become -).",
+    )
+    principal_type: Literal["user", "service"] = Field(
+        default="user", description="Type of a principal created at first sign-in."
+    )
+    groups_claim: str | None = Field(
+        default=None, description="Claim holding the caller's groups (null: no group grants)."
+    )
+    groups: dict[str, list[OidcGrantSettings]] = Field(
+        default_factory=dict,
+        description="Grants given to each group of groups_claim, on top of stored grants.",
+    )
+    algorithms: list[str] = Field(
+        default_factory=lambda: ["RS256", "PS256", "ES256", "EdDSA"],
+        min_length=1,
+        description="Signature algorithms accepted (none is never accepted).",
+    )
+    leeway_s: int = Field(
+        default=30, ge=0, le=300, description="Clock skew allowed on exp, nbf and iat."
+    )
+    jwks_cache_s: int = Field(
+        default=300,
+        ge=0,
+        description="Seconds the discovery document and signing keys are kept; an unknown key "
+        "id reads them again at once (at most every 10 s).",
+    )
+    timeout_s: float = Field(
+        default=5.0, gt=0, le=60, description="Timeout of requests to the issuer."
+    )
+
+
+class RateBucketSettings(_Section):
+    """One class's limit: a token bucket of `burst` refilled at `per_minute`, and a daily quota."""
+
+    per_minute: int = Field(default=600, ge=1, description="Requests per minute, sustained.")
+    burst: int = Field(default=120, ge=1, description="Requests allowed at once.")
+    per_day: int | None = Field(
+        default=None, ge=1, description="Requests per UTC day (null: no daily quota)."
+    )
+
+
+def _bucket(per_minute: int, burst: int) -> Any:
+    return Field(
+        default_factory=lambda: RateBucketSettings(per_minute=per_minute, burst=burst),
+        description=f"{per_minute} per minute, bursts of {burst}.",
+    )
+
+
+class RateClassesSettings(_Section):
+    reads: RateBucketSettings = _bucket(6000, 600)
+    writes: RateBucketSettings = _bucket(600, 60)
+    search: RateBucketSettings = _bucket(1200, 120)
+    context: RateBucketSettings = _bucket(1200, 120)
+
+
+class RateClassOverrides(_Section):
+    """A Domain's own limits of some classes (the others keep keeper.rate_limits.classes)."""
+
+    reads: RateBucketSettings | None = None
+    writes: RateBucketSettings | None = None
+    search: RateBucketSettings | None = None
+    context: RateBucketSettings | None = None
+
+
+class RateLimitSettings(_Section):
+    """keeper.rate_limits: per principal and class (reads, writes, search, context)."""
+
+    enabled: bool = Field(default=True, description="Whether requests are limited at all.")
+    mode: Literal["process", "shared"] = Field(
+        default="process",
+        description="process: each Keeper counts alone; shared: Keepers on one PostgreSQL share "
+        "fixed one-minute windows (one row per principal, class and window).",
+    )
+    classes: RateClassesSettings = Field(
+        default_factory=RateClassesSettings, description="Limits of each class."
+    )
+    domains: dict[str, RateClassOverrides] = Field(
+        default_factory=dict, description="Per Domain: limits that replace a class's defaults."
+    )
+    max_tracked_principals: int = Field(
+        default=100_000,
+        ge=1,
+        description="Principals one process keeps buckets for; the least recently seen go first.",
+    )
+
+
+class WebSettings(_Section):
+    """keeper.web: the web app's files, served at / when dist names a build."""
+
+    dist: Path | None = Field(
+        default=None, description="Directory of the web app's build (index.html and assets)."
+    )
+
+
 class AuthSettings(_Section):
-    mode: Literal["none", "api_key"] = Field(
+    mode: Literal["none", "api_key", "oidc", "api_key+oidc"] = Field(
         default="api_key",
-        description="none: every request is a local administrator (a quick look on loopback); api_key: "
-        "requests carry an API key (Authorization: Bearer or X-API-Key).",
+        description="none: every request is a local administrator (a quick look on loopback); "
+        "api_key: requests carry an API key (Authorization: Bearer or X-API-Key) or a browser "
+        "session made with one; oidc: bearer tokens of keeper.auth.oidc's issuer or a session "
+        "made by signing in there; api_key+oidc: both.",
     )
     allow_none_off_loopback: bool = Field(
         default=False,
@@ -192,6 +374,10 @@ class AuthSettings(_Section):
         "Off: Keeper refuses to start that way.",
     )
     authz: AuthzSettings = Field(default_factory=AuthzSettings, description="Authorization.")
+    sessions: SessionSettings = Field(
+        default_factory=SessionSettings, description="Browser sessions."
+    )
+    oidc: OidcSettings = Field(default_factory=OidcSettings, description="OpenID Connect.")
     audit: ReadAuditSettings = Field(
         default_factory=ReadAuditSettings, description="The read audit."
     )
@@ -306,6 +492,11 @@ class HttpSettings(_Section):
         ge=1,
         description="Connections and requests served at once; a request past it is answered 503.",
     )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins (scheme://host[:port]) whose browser pages may call the API across "
+        "origins (CORS); none by default.",
+    )
 
 
 class KeeperSettings(_Section):
@@ -328,6 +519,10 @@ class KeeperSettings(_Section):
         default_factory=OperationsSettings, description="Operation executions and Proposals."
     )
     trace: TraceSettings = Field(default_factory=TraceSettings, description="The agent trace.")
+    rate_limits: RateLimitSettings = Field(
+        default_factory=RateLimitSettings, description="Rate limits and quotas per principal."
+    )
+    web: WebSettings = Field(default_factory=WebSettings, description="The web app's files.")
 
 
 class PageSettings(_Section):

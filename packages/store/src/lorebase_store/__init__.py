@@ -29,6 +29,7 @@ for the benchmarks that measure Keeper against them (bench/).
 from __future__ import annotations
 
 from lorebase_store.access import (
+    KEY_PREFIX,
     GrantInfo,
     KeyInfo,
     NewKey,
@@ -146,6 +147,7 @@ from lorebase_store.writes.writes import (
 )
 
 __all__ = [
+    "KEY_PREFIX",
     "Attempt",
     "AuditEntry",
     "AuditItem",

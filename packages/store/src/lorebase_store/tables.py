@@ -198,6 +198,51 @@ grants = sa.Table(
     sa.Index("ix_grants_principal", "principal_id"),
 )
 
+# -- browser sessions, OIDC identities and shared rate windows (docs/auth.md) ---------------
+
+auth_sessions = sa.Table(
+    "auth_sessions",
+    metadata,
+    # SHA-256 of the session id: the id itself is only in the browser's cookie
+    sa.Column("id_digest", sa.String(64), primary_key=True),
+    sa.Column("principal_id", sa.String(255), sa.ForeignKey("principals.id"), nullable=False),
+    # how the session signed in: api_key (key_id names the key) or oidc
+    sa.Column("method", sa.String(16), nullable=False),
+    sa.Column("key_id", sa.String(32), nullable=True),
+    # what an OIDC sign-in's claims give beyond the principal (its groups); never a token
+    sa.Column("claims", Json, nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("last_seen_at", sa.String(32), nullable=False),
+    sa.Column("expires_at", sa.String(32), nullable=False),
+    sa.Column("revoked_at", sa.String(32), nullable=True),
+    sa.Index("ix_auth_sessions_principal", "principal_id", "created_at"),
+    sa.Index("ix_auth_sessions_key", "key_id"),
+)
+
+oidc_identities = sa.Table(
+    "oidc_identities",
+    metadata,
+    sa.Column("issuer", sa.String(1024), primary_key=True),
+    sa.Column("subject", sa.String(255), primary_key=True),
+    sa.Column("principal_id", sa.String(255), sa.ForeignKey("principals.id"), nullable=False),
+    sa.Column("created_at", sa.String(32), nullable=False),
+    sa.Column("last_seen_at", sa.String(32), nullable=False),
+    sa.Index("ix_oidc_identities_principal", "principal_id", unique=True),
+)
+
+rate_windows = sa.Table(
+    "rate_windows",
+    metadata,
+    sa.Column("principal_id", sa.String(255), primary_key=True),
+    # reads, writes, search or context, with the Domain of a per-Domain limit (class:domain)
+    sa.Column("bucket", sa.String(127), primary_key=True),
+    # the window: m<epoch minute> or d<epoch day>
+    sa.Column("period", sa.String(32), primary_key=True),
+    sa.Column("count", sa.Integer, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Index("ix_rate_windows_expires", "expires_at"),
+)
+
 # -- statistics of the default branch head (coverage blocks) -----------------------------------
 
 statistics = sa.Table(
