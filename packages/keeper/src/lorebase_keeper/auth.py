@@ -14,12 +14,14 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from dataclasses import dataclass
+from typing import Any
 
 from fastapi import Request
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lorebase_core.errors import Unauthorized
+from lorebase_core.errors import SignInUnavailable, Unauthorized
 from lorebase_keeper.authz import Principal, local_admin
 from lorebase_keeper.trace.context import current_step
 from lorebase_platform.settings import Settings
@@ -50,6 +52,14 @@ class AuthModeHeader:
             await send(message)
 
         await self.app(scope, receive, marked)
+
+
+@dataclass(frozen=True)
+class OidcSignIn:
+    """Who an OIDC sign-in names, and the claims its session keeps (its groups; never a token)."""
+
+    principal_id: str
+    claims: dict[str, Any]
 
 
 class Authenticator:
@@ -107,6 +117,20 @@ class Authenticator:
                 audience or issuer, or signed by a key or algorithm the issuer does not use.
         """
         raise Unauthorized("OIDC bearer tokens are not accepted yet")
+
+    def oidc_sign_in(
+        self, *, code: str, code_verifier: str, redirect_uri: str, nonce: str | None = None
+    ) -> OidcSignIn:
+        """Finish an OIDC authorization-code sign-in (PKCE) for POST /api/v1/auth/session.
+
+        Exchanges the code at the issuer's token endpoint and verifies the ID token.
+
+        Raises:
+            SignInUnavailable: the auth mode takes no OIDC, or keeper.auth.oidc is not set up.
+            Unauthorized: a code, verifier or redirect URI the issuer refuses, or a bad ID token.
+            IdentityProviderUnavailable: the issuer cannot be reached.
+        """
+        raise SignInUnavailable("OIDC sign-in is not available on this Keeper yet")
 
     def _session_principal(self, request: Request) -> Principal | None:
         """The principal of the request's browser session cookie (None: no session cookie).
