@@ -16,6 +16,7 @@ The parts behind it:
 | `health/`, `search/`, `graph/` | the health report, search, traversals and neighborhoods |
 | `feed/` | following a branch: its events, the polling feed, `EventNotices` |
 | `access` | principals, API keys and grants |
+| `sessions` | browser sessions: made, looked up by a presented id, touched, revoked, pruned |
 | `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
 | `jobs/` | Scribe's jobs: rows taken with a lease (`Jobs`) |
@@ -32,6 +33,7 @@ from lorebase_store.access import (
     KEY_PREFIX,
     GrantInfo,
     KeyInfo,
+    KeyRevocation,
     NewKey,
     PrincipalInfo,
     PrincipalType,
@@ -82,6 +84,7 @@ from lorebase_store.results import (
     RevisionInfo,
 )
 from lorebase_store.search import Correction, SearchHit, SearchResult
+from lorebase_store.sessions import NewSession, SessionInfo, SessionMethod
 from lorebase_store.store import Store
 from lorebase_store.trace.read_audit import AuditItem, AuditPage, ReadAuditEntry
 from lorebase_store.trace.steps import (
@@ -192,6 +195,7 @@ __all__ = [
     "JobState",
     "Jobs",
     "KeyInfo",
+    "KeyRevocation",
     "Keyring",
     "KindHealth",
     "KindStatistics",
@@ -202,6 +206,7 @@ __all__ = [
     "Merged",
     "NeighborhoodResult",
     "NewKey",
+    "NewSession",
     "NewWebhook",
     "OutgoingDelivery",
     "PrincipalInfo",
@@ -226,6 +231,8 @@ __all__ = [
     "Segment",
     "SendResult",
     "Sender",
+    "SessionInfo",
+    "SessionMethod",
     "SessionVisibility",
     "Statistics",
     "StepType",
