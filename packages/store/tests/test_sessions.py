@@ -81,12 +81,15 @@ def test_idle_and_absolute_expiry(people: Store) -> None:
 def test_use_is_written_at_most_every_touch_interval(people: Store) -> None:
     made = people.create_session("usr_ada", method="oidc", settings=SETTINGS)
     found = people.session(made.session_id, SETTINGS)
-    assert found is not None and found.last_seen_at == made.info.last_seen_at
+    assert found is not None
+    assert found.last_seen_at == made.info.last_seen_at
     _age(people, made.session_id, last_seen_at=timedelta(seconds=300))
     touched = people.session(made.session_id, SETTINGS)
-    assert touched is not None and touched.last_seen_at > made.info.last_seen_at
+    assert touched is not None
+    assert touched.last_seen_at > made.info.last_seen_at
     again = people.session(made.session_id, SETTINGS)
-    assert again is not None and again.last_seen_at == touched.last_seen_at
+    assert again is not None
+    assert again.last_seen_at == touched.last_seen_at
     assert again.idle_expires_at <= again.expires_at
 
 
@@ -97,7 +100,8 @@ def test_revoking_a_key_ends_its_sessions(people: Store) -> None:
     ).session_id
     other = people.create_session("usr_ada", method="oidc", settings=SETTINGS).session_id
     revoked = people.revoke_key(key.info.id)
-    assert revoked.sessions_ended == 1 and revoked.key.revoked_at is not None
+    assert revoked.sessions_ended == 1
+    assert revoked.key.revoked_at is not None
     assert people.session(with_key, SETTINGS) is None
     assert people.session(other, SETTINGS) is not None
     assert people.revoke_key(key.info.id).sessions_ended == 0

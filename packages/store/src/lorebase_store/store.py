@@ -15,8 +15,8 @@ from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_platform.settings import DatabaseSettings, SessionSettings
 from lorebase_store import access as access_rows
-from lorebase_store import sessions as session_rows
 from lorebase_store import feed
+from lorebase_store import sessions as session_rows
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest, commit
 from lorebase_store.commits.statistics import Statistics, read_statistics, recount
