@@ -6,8 +6,9 @@ route does not list is a problem document (`default`). `/docs` serves Swagger UI
 installed `fastapi-offline` package, so it works offline.
 
 With API keys (`keeper.auth.mode: api_key`) every operation requires one, as a Bearer token or
-the `X-API-Key` header (docs/auth.md), except the probes, which declare `security: []`. With
-`none` the document declares no requirement, which is what that mode does.
+the `X-API-Key` header (docs/auth.md), or a browser session cookie, except the probes and signing
+in, which declare `security: []`. With `none` the document declares no requirement, which is
+what that mode does.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
 
 from lorebase_keeper.routes.documented import DOCUMENTED_MODELS, PROBLEM_REF
+from lorebase_keeper.session_cookie import cookie_name
 from lorebase_platform.settings import Settings
 
 SECURITY_SCHEMES: dict[str, Any] = {
@@ -52,8 +54,18 @@ def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
             _typed_responses(operation)
     if settings.keeper.auth.mode == "none":
         return document
-    document.setdefault("components", {})["securitySchemes"] = SECURITY_SCHEMES
-    document["security"] = [{name: []} for name in SECURITY_SCHEMES]
+    schemes = dict(SECURITY_SCHEMES)
+    sessions = settings.keeper.auth.sessions
+    if sessions.enabled:
+        schemes["session"] = {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": cookie_name(sessions),
+            "description": "A browser session (POST /api/v1/auth/session); unsafe methods also "
+            "need its X-CSRF-Token.",
+        }
+    document.setdefault("components", {})["securitySchemes"] = schemes
+    document["security"] = [{name: []} for name in schemes]
     for path in OPEN_PATHS:
         for operation in document["paths"].get(path, {}).values():
             operation["security"] = []
