@@ -269,9 +269,7 @@ def _hammer(urls: list[str], key: str, path: str, count: int) -> list[int]:
     return statuses
 
 
-def test_concurrent_callers_over_http_get_no_more_than_the_burst(
-    supply: Store, keys: Keys
-) -> None:
+def test_concurrent_callers_over_http_get_no_more_than_the_burst(supply: Store, keys: Keys) -> None:
     # one token a minute: nothing refills while the test runs
     app = create_app(limited(classes=classes(reads={"per_minute": 1, "burst": 5})), store=supply)
     with serve_in_thread(app) as url:
