@@ -400,7 +400,10 @@ def run() -> dict[str, Any]:
             import_directory(store, SUPPLY)
             import_directory(store, LIBRARY)
             key = principal_key(store)
-            app = create_app(Settings(keeper={"auth": {"mode": "api_key"}}), store=store)
+            app = create_app(
+                Settings(keeper={"auth": {"mode": "api_key"}, "rate_limits": {"enabled": False}}),
+                store=store,
+            )
             with serve_in_thread(app, name="keeper") as keeper_url:
                 headers = {"Authorization": f"Bearer {key}"}
                 with httpx.Client(base_url=keeper_url, headers=headers, timeout=30) as client:

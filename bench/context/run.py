@@ -447,8 +447,14 @@ def prepare(options: Options, workdir: Path, url: str) -> tuple[Store, str, dict
 
 def measure(options: Options, workdir: Path, url: str, only: str | None = None) -> dict[str, Any]:
     store, secret, data = prepare(options, workdir, url)
-    settings = Settings(keeper={"auth": {"mode": "api_key"}})
-    renderer = Settings(keeper={"auth": {"mode": "api_key"}, "cache": {"max_entries": 0}})
+    settings = Settings(keeper={"auth": {"mode": "api_key"}, "rate_limits": {"enabled": False}})
+    renderer = Settings(
+        keeper={
+            "auth": {"mode": "api_key"},
+            "cache": {"max_entries": 0},
+            "rate_limits": {"enabled": False},
+        }
+    )
     answers = reads.BareAnswers()
     headers = {"authorization": f"Bearer {secret}"}
     results: dict[str, Any] = {}

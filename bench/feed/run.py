@@ -329,7 +329,7 @@ def run(
             secret = store.create_key(PRINCIPAL, description="bench/feed").secret
             poll = 30.0 if backend == "postgresql" else poll_s
             settings = Settings(
-                keeper={"auth": {"mode": "api_key"}},
+                keeper={"auth": {"mode": "api_key"}, "rate_limits": {"enabled": False}},
                 agents={"feed": {"poll_interval_s": poll, "max_streams_per_principal": 1000}},
             )
             with ExitStack() as stack:

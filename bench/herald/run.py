@@ -266,7 +266,7 @@ from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
 store = Store.open(sys.argv[1])
-app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=store)
+app = create_app(Settings(keeper={"auth": {"mode": "none"}, "rate_limits": {"enabled": False}}), store=store)
 uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning",
             access_log=False, timeout_keep_alive=120)
 """
@@ -320,7 +320,10 @@ def run(rounds: int, warmup: int, keeper: str) -> dict[str, Any]:
         try:
             import_directory(store, SUPPLY)
             if keeper == "thread":
-                app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=store)
+                app = create_app(
+                    Settings(keeper={"auth": {"mode": "none"}, "rate_limits": {"enabled": False}}),
+                    store=store,
+                )
                 with reads.serve_in_thread(app, "keeper") as keeper_url:
                     results = anyio.run(measure, keeper_url, rounds, warmup, workdir)
         finally:

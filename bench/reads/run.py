@@ -667,8 +667,14 @@ def running(
 
     With a `profiler`, Keeper's event loop runs under it.
     """
-    settings = Settings(keeper={"auth": {"mode": "api_key"}})
-    renderer = Settings(keeper={"auth": {"mode": "api_key"}, "cache": {"max_entries": 0}})
+    settings = Settings(keeper={"auth": {"mode": "api_key"}, "rate_limits": {"enabled": False}})
+    renderer = Settings(
+        keeper={
+            "auth": {"mode": "api_key"},
+            "cache": {"max_entries": 0},
+            "rate_limits": {"enabled": False},
+        }
+    )
     answers = BareAnswers()
     headers = {"authorization": f"Bearer {secret}"}
     with (

@@ -281,7 +281,7 @@ class Executions:
 def executions(store: Store, records: int) -> Iterator[Executions]:
     """The unprotected branch `work`, Keeper over the store under uvicorn, and a client."""
     store.create_branch(DOMAIN, WORK, from_branch="main", created_by=AUTHOR)
-    settings = Settings(keeper={"auth": {"mode": "none"}})
+    settings = Settings(keeper={"auth": {"mode": "none"}, "rate_limits": {"enabled": False}})
     app = create_app(settings, store=store)
     with (
         reads.serve_in_thread(app, "keeper") as base_url,

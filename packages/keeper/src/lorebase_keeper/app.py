@@ -16,6 +16,7 @@ from lorebase_keeper.feed_stream import FeedState
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.loopback import require_safe_auth
 from lorebase_keeper.openapi import install_openapi
+from lorebase_keeper.rate_limits import RateLimitHeaders
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.routes import (
     audit,
@@ -52,7 +53,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     """Keeper over `store` (opened from settings when not given, and closed with the app).
 
     Raises:
-        UnsafeSettings: auth mode `none` with a `keeper.host` that is not loopback.
+        UnsafeSettings: auth mode `none` with a `keeper.host` that is not loopback, or
+            keeper.rate_limits.mode `shared` on SQLite.
     """
     require_safe_auth(settings.keeper.host, settings.keeper.auth)
     owned = store is None
@@ -87,8 +89,10 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.state.feed = FeedState.make(settings.agents.feed, app.state.store)
     install_error_handlers(app)
     # the last added runs first: logged, CSRF checked, traced, text and segments checked, the
-    # body read and checked
+    # body read and checked, the rate-limit headers of the request's charge added
     app.add_middleware(RouteSeen)
+    if settings.keeper.rate_limits.enabled:
+        app.add_middleware(RateLimitHeaders)
     app.add_middleware(
         BodyLimit,
         max_body_bytes=settings.keeper.max_body_bytes,

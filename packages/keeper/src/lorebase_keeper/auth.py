@@ -26,6 +26,7 @@ from lorebase_core.errors import SignInUnavailable, Unauthorized
 from lorebase_core.sessions import SESSION_ID, session_digest
 from lorebase_keeper.authz import Principal, local_admin
 from lorebase_keeper.group_grants import group_grants
+from lorebase_keeper.rate_limits import RequestLimits
 from lorebase_keeper.session_cookie import cookie_name
 from lorebase_keeper.trace.context import current_step
 from lorebase_platform.settings import Settings
@@ -83,14 +84,22 @@ class Authenticator:
         self.takes_oidc = self.mode in ("oidc", "api_key+oidc")
         self.ttl_s = settings.keeper.auth.authz.grants_cache_ttl_s
         self.store = store
+        self.limits = RequestLimits(settings.keeper.rate_limits, store)
         self._cache: dict[str, tuple[float, Principal | None]] = {}
         self._lock = threading.Lock()
 
     def principal(self, request: Request) -> Principal:
+        """The request's principal; the first ask charges the request to its rate limits.
+
+        Raises:
+            Unauthorized: no credential, or one Keeper does not accept (never charged).
+            RateLimited, QuotaExceeded: past the principal's limit of the request's class.
+        """
         found = self._principal(request)
         step = current_step()
         if step is not None:
             step.principal = found
+        self.limits.charge(request, found.id)
         return found
 
     def _principal(self, request: Request) -> Principal:

@@ -223,6 +223,9 @@ async def _unauthenticated(request: Request) -> JSONResponse | None:
         await run_in_threadpool(request.app.state.keeper.authenticator.principal, request)
     except Unauthorized as refused:
         return _response(problem_document(refused, instance=request.url.path), 401)
+    except TooManyRequests as refused:  # this ask was the request's first: its rate charge
+        document = problem_document(refused, instance=request.url.path)
+        return _response(document, refused.status, {"Retry-After": str(refused.retry_after_s)})
     return None
 
 

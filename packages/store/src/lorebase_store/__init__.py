@@ -21,6 +21,7 @@ The parts behind it:
 | `importer` | `lorebase import DIR` |
 | `jobs/` | Scribe's jobs: rows taken with a lease (`Jobs`) |
 | `webhooks/` | webhooks, their deliveries, the delivery pass (`deliver_pending`) and its `Sender` contract |
+| `rate_windows` | request counts in fixed windows that several Keepers share (`RateWindows`) |
 | `plans` | the statements a read ran and their EXPLAIN plans (the agent trace's `explain`) |
 
 `Segment`, `fetch_records`, `fetch_links` and `query_sql` are the statements reads issue, exported
@@ -63,6 +64,7 @@ from lorebase_store.health.report import (
 from lorebase_store.importer import ImportResult, import_directory
 from lorebase_store.jobs import Job, Jobs, JobState
 from lorebase_store.plans import collect_statements
+from lorebase_store.rate_windows import RateWindows
 from lorebase_store.reads.context_reads import SeedVersion
 from lorebase_store.reads.history import cursor_revision
 from lorebase_store.reads.query import QueryGroup, QueryResult, QueryRow, query_sql
@@ -218,6 +220,7 @@ __all__ = [
     "QueryGroup",
     "QueryResult",
     "QueryRow",
+    "RateWindows",
     "ReadAuditEntry",
     "Reader",
     "RecordVersion",
