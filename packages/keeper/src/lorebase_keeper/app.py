@@ -10,6 +10,7 @@ from fastapi_offline import FastAPIOffline
 
 from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator, AuthModeHeader
+from lorebase_keeper.csrf import CsrfCheck
 from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
 from lorebase_keeper.feed_stream import FeedState
 from lorebase_keeper.limits import BodyLimit
@@ -33,6 +34,7 @@ from lorebase_keeper.routes import (
     resolve,
     revisions,
     search,
+    sessions,
     trace,
     webhooks,
 )
@@ -86,8 +88,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.feed = FeedState.make(settings.agents.feed, app.state.store)
     install_error_handlers(app)
-    # the last added runs first: logged, traced, text and segments checked, the body read and
-    # checked
+    # the last added runs first: logged, CSRF checked, traced, text and segments checked, the
+    # body read and checked
     app.add_middleware(RouteSeen)
     app.add_middleware(
         BodyLimit,
@@ -98,6 +100,10 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.add_middleware(ValidText)
     if settings.keeper.trace.enabled or settings.keeper.auth.audit.reads:
         app.add_middleware(TraceMiddleware, settings=settings, recorder=recorder)
+    auth = settings.keeper.auth
+    if auth.mode != "none" and auth.sessions.enabled:
+        # before the trace and every route: a forged request is refused before anything runs
+        app.add_middleware(CsrfCheck, settings=auth.sessions)
     app.add_middleware(RequestLog)
     if settings.keeper.auth.mode == "none":
         app.add_middleware(AuthModeHeader)
@@ -106,6 +112,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         health,
         principals,
         oidc,
+        sessions,
         feed,
         operations,
         operation_catalog,
