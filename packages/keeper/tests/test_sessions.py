@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime, timedelta
+import json
+from collections.abc import AsyncIterator
+from datetime import timedelta
 from typing import Any
 
 import httpx
 import pytest
 from click.testing import CliRunner
-from packages.keeper.tests.conftest import Keys
+from packages.keeper.tests.conftest import Keys, make_keys
 from packages.keeper.tests.test_app import assert_problem
 
-from lorebase_core.sessions import SESSION_ID, csrf_token, session_digest
-from lorebase_core.values import format_datetime
+from lorebase_core.sessions import SESSION_ID, csrf_token
 from lorebase_keeper.access_commands import key, session
 from lorebase_keeper.app import create_app
 from lorebase_keeper.testing import serve_in_thread
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, api_key_id
-from lorebase_store import tables as t
+from lorebase_store import SessionVisibility, Store, api_key_id
+from lorebase_store.testing import age_session, session_rows
 
 pytestmark = pytest.mark.anyio
 
@@ -37,9 +37,15 @@ def session_settings(mode: str = "api_key", **sessions: Any) -> Settings:
 
 
 @pytest.fixture
-async def browser(supply: Store) -> AsyncIterator[httpx.AsyncClient]:
+def keys(store: Store) -> Keys:
+    """Principals and keys without the supply example: most tests here read no data."""
+    return make_keys(store)
+
+
+@pytest.fixture
+async def browser(store: Store) -> AsyncIterator[httpx.AsyncClient]:
     """A client with a cookie jar and no credential of its own, as a browser is."""
-    app = create_app(session_settings(), store=supply)
+    app = create_app(session_settings(), store=store)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
     ) as client:
@@ -107,10 +113,10 @@ def test_lifecycle_over_real_http(supply: Store, keys: Keys) -> None:
     ],
 )
 async def test_cookie_attributes(
-    supply: Store, keys: Keys, secure: bool, name: str, flags: set[str]
+    store: Store, keys: Keys, secure: bool, name: str, flags: set[str]
 ) -> None:
     settings = session_settings(cookie_secure=secure, absolute_timeout_s=3600)
-    app = create_app(settings, store=supply)
+    app = create_app(settings, store=store)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="https://keeper.test"
     ) as client:
@@ -131,42 +137,32 @@ async def test_cookie_attributes(
         assert (await client.get(SIGN_IN)).status_code == 200
 
 
-def _age(store: Store, session_id: str, **columns: timedelta) -> None:
-    now = datetime.now(UTC)
-    with store.engine.begin() as connection:
-        connection.execute(
-            t.auth_sessions.update()
-            .where(t.auth_sessions.c.id_digest == session_digest(session_id))
-            .values({name: format_datetime(now - age) for name, age in columns.items()})
-        )
-
-
-@pytest.mark.parametrize(
-    "column", [pytest.param("last_seen_at", id="idle"), pytest.param("expires_at", id="absolute")]
-)
-async def test_expiry(browser: httpx.AsyncClient, supply: Store, keys: Keys, column: str) -> None:
-    await browser.post(SIGN_IN, json={"api_key": keys.viewer})
-    session_id = browser.cookies["lorebase_session"]
-    assert (await browser.get("/api/v1/auth/whoami")).status_code == 200
-    _age(supply, session_id, **{column: timedelta(days=30)})
-    problem = assert_problem(await browser.get("/api/v1/auth/whoami"), 401, "unauthorized")
-    assert "sign in again" in str(problem["detail"]).lower()
-    assert session_id not in str(problem["detail"])
-    assert_problem(await browser.get(SIGN_IN), 401, "unauthorized")
+async def test_idle_and_absolute_expiry(
+    browser: httpx.AsyncClient, store: Store, keys: Keys
+) -> None:
+    for column in ("last_seen_at", "expires_at"):
+        await browser.post(SIGN_IN, json={"api_key": keys.viewer})
+        session_id = browser.cookies["lorebase_session"]
+        assert (await browser.get("/api/v1/auth/whoami")).status_code == 200
+        age_session(store, session_id, **{column: timedelta(days=30)})
+        problem = assert_problem(await browser.get("/api/v1/auth/whoami"), 401, "unauthorized")
+        assert "sign in again" in str(problem["detail"]).lower(), column
+        assert session_id not in str(problem["detail"])
+        assert_problem(await browser.get(SIGN_IN), 401, "unauthorized")
 
 
 async def test_revoked_with_the_key_and_with_the_principal(
-    browser: httpx.AsyncClient, supply: Store, keys: Keys, tmp_path: Any
+    browser: httpx.AsyncClient, store: Store, keys: Keys, tmp_path: Any
 ) -> None:
     await browser.post(SIGN_IN, json={"api_key": keys.viewer})
     assert (await browser.get("/api/v1/auth/whoami")).status_code == 200
-    ended = supply.revoke_key(api_key_id(keys.viewer) or "")
+    ended = store.revoke_key(api_key_id(keys.viewer) or "")
     assert ended.sessions_ended == 1
     assert_problem(await browser.get("/api/v1/auth/whoami"), 401, "unauthorized")
 
     await browser.post(SIGN_IN, json={"api_key": keys.admin})
     assert (await browser.get("/api/v1/auth/whoami")).status_code == 200
-    assert supply.revoke_principal_sessions("usr_admin") == 1
+    assert store.revoke_principal_sessions("usr_admin") == 1
     assert_problem(await browser.get("/api/v1/auth/whoami"), 401, "unauthorized")
 
 
@@ -208,28 +204,19 @@ async def test_fixation_a_new_id_and_the_old_one_dead(
     assert (await browser.get("/api/v1/auth/whoami")).json()["principal"] == "usr_admin"
 
 
-@pytest.mark.parametrize(
-    "value",
-    [
-        pytest.param("garbage", id="garbage"),
-        pytest.param("lbs_short", id="short"),
-        pytest.param("lbs_" + "!" * 43, id="bad-characters"),
-        pytest.param("lbk_" + "a" * 43, id="other-prefix"),
-    ],
-)
-async def test_malformed_cookie_is_refused_without_a_lookup(
-    browser: httpx.AsyncClient, value: str
-) -> None:
-    browser.cookies.set("lorebase_session", value)
-    problem = assert_problem(await browser.get("/api/v1/auth/whoami"), 401, "unauthorized")
-    assert "does not hold a session id" in str(problem["detail"])
-    assert value not in str(problem["detail"])
-    assert_problem(await browser.get(SIGN_IN), 401, "unauthorized")
+MALFORMED = ["garbage", "lbs_short", "lbs_" + "!" * 43, "lbk_" + "a" * 43, "lbs_" + "A" * 44]
 
 
-async def test_an_unknown_session_is_refused(browser: httpx.AsyncClient) -> None:
+async def test_malformed_and_unknown_cookies(browser: httpx.AsyncClient) -> None:
+    for value in MALFORMED:
+        browser.cookies.set("lorebase_session", value)
+        problem = assert_problem(await browser.get("/api/v1/auth/whoami"), 401, "unauthorized")
+        assert "does not hold a session id" in str(problem["detail"]), value
+        assert value not in str(problem["detail"])
+        assert_problem(await browser.get(SIGN_IN), 401, "unauthorized")
     browser.cookies.set("lorebase_session", "lbs_" + "A" * 43)
-    assert_problem(await browser.get("/api/v1/auth/whoami"), 401, "unauthorized")
+    problem = assert_problem(await browser.get("/api/v1/auth/whoami"), 401, "unauthorized")
+    assert "has ended" in str(problem["detail"])
 
 
 async def test_a_bearer_credential_has_no_session(browser: httpx.AsyncClient, keys: Keys) -> None:
@@ -242,25 +229,25 @@ async def test_a_bearer_credential_has_no_session(browser: httpx.AsyncClient, ke
     assert_problem(await browser.delete(SIGN_IN), 401, "unauthorized")
 
 
-@pytest.mark.parametrize(
-    ("body", "code"),
-    [
-        pytest.param({}, "invalid-input", id="empty"),
-        pytest.param([], "invalid-input", id="array"),
-        pytest.param({"api_key": ""}, "invalid-input", id="blank-key"),
-        pytest.param({"api_key": 5}, "invalid-input", id="key-not-a-string"),
-        pytest.param({"api_key": "x", "code": "c"}, "invalid-input", id="both"),
-        pytest.param({"api_key": "x", "extra": 1}, "invalid-input", id="unknown-member"),
-        pytest.param({"code": "c"}, "invalid-input", id="code-without-verifier"),
-    ],
-)
-async def test_bad_sign_in_bodies(
-    browser: httpx.AsyncClient, supply: Store, body: Any, code: str
-) -> None:
-    assert_problem(await browser.post(SIGN_IN, json=body), 422, code)
+BAD_BODIES = [
+    {},
+    [],
+    "api_key",
+    {"api_key": ""},
+    {"api_key": 5},
+    {"api_key": "x", "code": "c"},
+    {"api_key": "x", "extra": 1},
+    {"code": "c"},
+    {"code": "c", "code_verifier": "v", "redirect_uri": 3},
+]
+
+
+async def test_bad_sign_in_bodies(browser: httpx.AsyncClient, store: Store) -> None:
+    for body in BAD_BODIES:
+        problem = assert_problem(await browser.post(SIGN_IN, json=body), 422, "invalid-input")
+        assert problem["issues"], body
     assert "lorebase_session" not in browser.cookies
-    with supply.engine.connect() as connection:
-        assert connection.execute(t.auth_sessions.select()).first() is None
+    assert session_rows(store) == []
 
 
 async def test_bad_key_and_malformed_json(browser: httpx.AsyncClient, keys: Keys) -> None:
@@ -274,64 +261,59 @@ async def test_bad_key_and_malformed_json(browser: httpx.AsyncClient, keys: Keys
     assert "lorebase_session" not in browser.cookies
 
 
-@pytest.mark.parametrize(
-    ("headers", "status"),
-    [
-        pytest.param({"Origin": "http://keeper.test"}, 201, id="own-origin"),
-        pytest.param({"Origin": "https://app.example"}, 201, id="allowed-origin"),
-        pytest.param({"Origin": "https://evil.example"}, 403, id="other-origin"),
-        pytest.param({"Origin": "null"}, 403, id="null-origin"),
-        pytest.param({"Content-Type": "text/plain"}, 403, id="text-plain"),
-        pytest.param(
-            {"Content-Type": "application/x-www-form-urlencoded"}, 403, id="form-urlencoded"
-        ),
-    ],
-)
-async def test_login_csrf(
-    browser: httpx.AsyncClient, keys: Keys, headers: dict[str, str], status: int
-) -> None:
-    body = ('{"api_key": "%s"}' % keys.viewer).encode()
-    response = await browser.post(SIGN_IN, content=body, headers={**JSON, **headers})
-    if status == 201:
-        assert response.status_code == 201
-    else:
-        assert_problem(response, 403, "csrf")
-        assert "lorebase_session" not in browser.cookies
+LOGIN_CSRF = [
+    ({"Origin": "http://keeper.test"}, 201),
+    ({"Origin": "https://app.example"}, 201),
+    ({"Origin": "https://evil.example"}, 403),
+    ({"Origin": "http://keeper.test.evil.example"}, 403),
+    ({"Origin": "null"}, 403),
+    ({"Content-Type": "text/plain"}, 403),
+    ({"Content-Type": "application/x-www-form-urlencoded"}, 403),
+    ({"Content-Type": "multipart/form-data; boundary=x"}, 403),
+]
 
 
-@pytest.mark.parametrize(
-    ("settings", "body"),
-    [
-        pytest.param(Settings(keeper={"auth": {"mode": "none"}}), {"api_key": "k"}, id="mode-none"),
-        pytest.param(session_settings(enabled=False), {"api_key": "k"}, id="sessions-off"),
-        pytest.param(
-            session_settings(),
-            {"code": "c", "code_verifier": "v", "redirect_uri": "https://x/cb"},
-            id="oidc-in-api-key-mode",
-        ),
-        pytest.param(session_settings("oidc"), {"api_key": "k"}, id="key-in-oidc-mode"),
-    ],
-)
-async def test_sign_in_unavailable(supply: Store, settings: Settings, body: Any) -> None:
-    app = create_app(settings, store=supply)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
-    ) as client:
-        assert_problem(await client.post(SIGN_IN, json=body), 409, "sign-in-unavailable")
-        assert "set-cookie" not in (await client.post(SIGN_IN, json=body)).headers
+async def test_login_csrf(browser: httpx.AsyncClient, store: Store, keys: Keys) -> None:
+    body = json.dumps({"api_key": keys.viewer}).encode()
+    for headers, status in LOGIN_CSRF:
+        browser.cookies.clear()
+        response = await browser.post(SIGN_IN, content=body, headers={**JSON, **headers})
+        if status == 201:
+            assert response.status_code == 201, headers
+        else:
+            assert_problem(response, 403, "csrf")
+            assert "lorebase_session" not in browser.cookies
+    assert len(session_rows(store)) == 2
 
 
-async def test_a_key_session_ends_when_the_mode_stops_taking_keys(
-    supply: Store, keys: Keys
-) -> None:
+UNAVAILABLE = [
+    (Settings(keeper={"auth": {"mode": "none"}}), {"api_key": "k"}),
+    (session_settings(enabled=False), {"api_key": "k"}),
+    (session_settings(), {"code": "c", "code_verifier": "v", "redirect_uri": "https://x/cb"}),
+    (session_settings("oidc"), {"api_key": "k"}),
+]
+
+
+async def test_sign_in_unavailable(store: Store) -> None:
+    for settings, body in UNAVAILABLE:
+        app = create_app(settings, store=store)
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1"
+        ) as client:
+            response = await client.post(SIGN_IN, json=body)
+            assert_problem(response, 409, "sign-in-unavailable")
+            assert "set-cookie" not in response.headers
+
+
+async def test_a_key_session_ends_when_the_mode_stops_taking_keys(store: Store, keys: Keys) -> None:
     settings = session_settings()
-    made = supply.create_session(
+    made = store.create_session(
         "usr_viewer",
         method="api_key",
         key_id=api_key_id(keys.viewer),
         settings=settings.keeper.auth.sessions,
     )
-    app = create_app(session_settings("oidc"), store=supply)
+    app = create_app(session_settings("oidc"), store=store)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
     ) as client:
@@ -339,18 +321,50 @@ async def test_a_key_session_ends_when_the_mode_stops_taking_keys(
         assert_problem(await client.get("/api/v1/auth/whoami"), 401, "unauthorized")
 
 
-def _iter_sessions(store: Store) -> Iterator[Any]:
-    with store.engine.connect() as connection:
-        yield from connection.execute(t.auth_sessions.select())
-
-
-async def test_sessions_limit_per_principal(supply: Store, keys: Keys) -> None:
-    app = create_app(session_settings(max_per_principal=2), store=supply)
+async def test_sessions_limit_per_principal(store: Store, keys: Keys) -> None:
+    app = create_app(session_settings(max_per_principal=2), store=store)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
     ) as client:
         for _ in range(3):
             client.cookies.clear()
             assert (await client.post(SIGN_IN, json={"api_key": keys.viewer})).status_code == 201
-    live = [row for row in _iter_sessions(supply) if row.revoked_at is None]
+    live = [row for row in session_rows(store) if row["revoked_at"] is None]
     assert len(live) == 2
+
+
+async def test_web_marker_and_cookie_requests_stay_out_of_trace_all(
+    supply: Store, keys: Keys
+) -> None:
+    settings = Settings(
+        keeper={
+            "auth": {
+                "mode": "api_key",
+                "authz": {"grants_cache_ttl_s": 0},
+                "sessions": {"cookie_name": "kb_sess"},
+            },
+            "trace": {"enabled": True, "flush_interval_s": 0.05, "trace_all": True},
+        }
+    )
+    app = create_app(settings, store=supply)
+    recorder = app.state.keeper.recorder
+
+    def traced(principal: str) -> int:
+        assert recorder.flush(10)
+        visibility = SessionVisibility(own=principal, others_in=None, others_outside=True)
+        found = supply.trace_sessions(visibility=visibility, actor=principal, limit=100)
+        return sum(summary.calls for summary in found.sessions)
+
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
+    ) as client:
+        await client.post(SIGN_IN, json={"api_key": keys.viewer})
+        assert "kb_sess" in client.cookies
+        await client.get("/api/v1/domains/supply/schema")
+        marked = {**Keys.header(keys.admin), "X-Lorebase-Client": "web"}
+        await client.get("/api/v1/domains/supply/schema", headers=marked)
+        assert traced("usr_viewer") == 0
+        assert traced("usr_admin") == 0
+        client.cookies.clear()
+        await client.get("/api/v1/domains/supply/schema", headers=Keys.header(keys.admin))
+        assert traced("usr_admin") == 1

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
 
 from lorebase_core.errors import PrincipalNotFound
 from lorebase_core.sessions import SESSION_ID, session_digest
-from lorebase_core.values import format_datetime
 from lorebase_platform.settings import SessionSettings
 from lorebase_store import Store
 from lorebase_store import tables as t
+from lorebase_store.testing import age_session
 
 SETTINGS = SessionSettings(
     idle_timeout_s=600, absolute_timeout_s=3600, touch_interval_s=60, max_per_principal=3
@@ -24,17 +24,6 @@ def people(store: Store) -> Store:
     store.ensure_principal("usr_ada")
     store.ensure_principal("svc_bot", principal_type="service")
     return store
-
-
-def _age(store: Store, session_id: str, **columns: timedelta) -> None:
-    """Move a session's stamps into the past (instead of waiting)."""
-    now = datetime.now(UTC)
-    with store.engine.begin() as connection:
-        connection.execute(
-            t.auth_sessions.update()
-            .where(t.auth_sessions.c.id_digest == session_digest(session_id))
-            .values({name: format_datetime(now - age) for name, age in columns.items()})
-        )
 
 
 def _rows(store: Store) -> int:
@@ -69,10 +58,10 @@ def test_an_unknown_principal_gets_no_session(people: Store) -> None:
 
 def test_idle_and_absolute_expiry(people: Store) -> None:
     idle = people.create_session("usr_ada", method="oidc", settings=SETTINGS).session_id
-    _age(people, idle, last_seen_at=timedelta(seconds=601))
+    age_session(people, idle, last_seen_at=timedelta(seconds=601))
     assert people.session(idle, SETTINGS) is None
     old = people.create_session("usr_ada", method="oidc", settings=SETTINGS).session_id
-    _age(people, old, expires_at=timedelta(seconds=1))
+    age_session(people, old, expires_at=timedelta(seconds=1))
     assert people.session(old, SETTINGS) is None
     fresh = people.create_session("usr_ada", method="oidc", settings=SETTINGS).session_id
     assert people.session(fresh, SETTINGS) is not None
@@ -83,7 +72,7 @@ def test_use_is_written_at_most_every_touch_interval(people: Store) -> None:
     found = people.session(made.session_id, SETTINGS)
     assert found is not None
     assert found.last_seen_at == made.info.last_seen_at
-    _age(people, made.session_id, last_seen_at=timedelta(seconds=300))
+    age_session(people, made.session_id, last_seen_at=timedelta(seconds=300))
     touched = people.session(made.session_id, SETTINGS)
     assert touched is not None
     assert touched.last_seen_at > made.info.last_seen_at
@@ -145,8 +134,8 @@ def test_ended_sessions_are_pruned_at_sign_in(people: Store) -> None:
     idle = people.create_session("usr_ada", method="oidc", settings=SETTINGS).session_id
     gone = people.create_session("usr_ada", method="oidc", settings=SETTINGS).session_id
     kept = people.create_session("usr_ada", method="oidc", settings=SETTINGS).session_id
-    _age(people, old, expires_at=timedelta(seconds=5))
-    _age(people, idle, last_seen_at=timedelta(seconds=601))
+    age_session(people, old, expires_at=timedelta(seconds=5))
+    age_session(people, idle, last_seen_at=timedelta(seconds=601))
     people.revoke_session(gone)
     assert _rows(people) == 4
     people.create_session("svc_bot", method="oidc", settings=SETTINGS)
