@@ -28,9 +28,16 @@ JSON = {"Content-Type": "application/json"}
 
 
 def session_settings(mode: str = "api_key", **sessions: Any) -> Settings:
+    # an OIDC mode needs an issuer and client id to start; none of these tests reaches it
+    oidc = {"issuer": "http://127.0.0.1:9", "client_id": "lorebase-web"}
     return Settings(
         keeper={
-            "auth": {"mode": mode, "authz": {"grants_cache_ttl_s": 0}, "sessions": sessions},
+            "auth": {
+                "mode": mode,
+                "authz": {"grants_cache_ttl_s": 0},
+                "sessions": sessions,
+                "oidc": oidc,
+            },
             "http": {"allowed_origins": ["https://app.example"]},
         }
     )

@@ -25,6 +25,7 @@ from lorebase_keeper.routes import (
     feed,
     health,
     history,
+    oidc,
     operation_catalog,
     operations,
     principals,
@@ -65,6 +66,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         await app.state.feed.notices.close()
         app.state.keeper.recorder.close()  # what is queued is written before the store closes
         app.state.metrics.shutdown()
+        app.state.keeper.authenticator.close()
         if owned:
             app.state.store.close()
 
@@ -113,6 +115,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     for module in (
         health,
         principals,
+        oidc,
         sessions,
         feed,
         operations,
