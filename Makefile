@@ -12,6 +12,7 @@ help: ## list the targets
 install: ## create the environment (.venv) with every package and tool
 	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
 	$(UV) sync --frozen
+	npm ci --prefix tests/oidc --no-audit --no-fund
 
 # The demo's Keeper records the agent trace of the requests that opt in (Herald and the example
 # agent do; docs/trace.md) and runs Scribe's jobs in its process (docs/scribe.md).

@@ -8,6 +8,8 @@ Tests marked `model` talk to a real chat model: `local_model` is llama.cpp's ser
 serving the GGUF of `local_model_path()` (`bash scripts/fetch-model.sh` fetches it), one per
 session. Without the file they skip with a reason, except when LOREBASE_TEST_REQUIRE_MODEL=1
 (.ci/run sets it once the fetch worked), where a missing model is an error.
+
+`oidc_provider` is a real OpenID Connect provider on loopback (node, tests/oidc), one per session.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import psycopg
 import pytest
 
 from lorebase_inference.testing import LocalModelServer, local_model_path
+from lorebase_keeper.testing import OidcProvider
 from lorebase_store import Store, import_directory
 
 POSTGRES_DSN = os.environ.get("LOREBASE_TEST_POSTGRES_DSN")
@@ -96,3 +99,14 @@ def local_model() -> Iterator[LocalModelServer]:
     """llama.cpp's OpenAI-compatible server on 127.0.0.1 with the real model (`model` tests)."""
     with LocalModelServer(_model_gguf()) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def oidc_provider() -> Iterator[OidcProvider]:
+    """A real OpenID Connect provider on loopback (tests/oidc/provider.mjs), one per session.
+
+    A test that restarts it (`restart(rotate=True)`) or stops it leaves it running again with
+    its current key; tests must not rely on which key that is (use `oidc_provider.kid`).
+    """
+    with OidcProvider() as provider:
+        yield provider
