@@ -42,7 +42,17 @@ def _run(args: list[str], profiles: Path, input: str | None = None, **env: str |
 
 def _login(keeper: LiveKeeper, profiles: Path, profile: str, key: str) -> Result:
     return _run(
-        ["login", "--profile", profile, "--url", keeper.url, "--api-key", "-", "--domain", "supply"],
+        [
+            "login",
+            "--profile",
+            profile,
+            "--url",
+            keeper.url,
+            "--api-key",
+            "-",
+            "--domain",
+            "supply",
+        ],
         profiles,
         input=key + "\n",
     )
@@ -168,9 +178,7 @@ def test_logout_forgets_the_credential_and_keeps_the_rest(
     assert "principal: usr_admin" in still.stdout
 
 
-def test_whoami_when_not_signed_in_exits_1_with_the_401(
-    keeper: LiveKeeper, profiles: Path
-) -> None:
+def test_whoami_when_not_signed_in_exits_1_with_the_401(keeper: LiveKeeper, profiles: Path) -> None:
     assert _login(keeper, profiles, "reviewer", keeper.admin_key).exit_code == 0
     assert _run(["logout", "--profile", "reviewer"], profiles).exit_code == 0
     result = _run(["whoami", "--profile", "reviewer"], profiles)
@@ -180,6 +188,8 @@ def test_whoami_when_not_signed_in_exits_1_with_the_401(
 
 
 def test_whoami_json(keeper: LiveKeeper, profiles: Path) -> None:
-    result = _run(["whoami", "--json", "--url", keeper.url, "--api-key", keeper.viewer_key], profiles)
+    result = _run(
+        ["whoami", "--json", "--url", keeper.url, "--api-key", keeper.viewer_key], profiles
+    )
     assert result.exit_code == 0, result.output
     assert '"principal": "usr_viewer"' in result.stdout
