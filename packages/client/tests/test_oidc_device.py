@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import json
 import tomllib
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import jwt
 import pytest
+from click.testing import CliRunner
 
+from lorebase_client.cli import main
 from lorebase_client.oidc_device import (
     DeviceCode,
     OidcConfiguration,
@@ -23,12 +27,16 @@ from lorebase_client.oidc_device import (
     discover_revocation_endpoint,
     fresh_profile,
     poll_for_tokens,
+    refresh_tokens,
     request_device_code,
     revoke_token,
     token_members,
 )
 from lorebase_client.profiles import ProfileError, load_profile, save_profile
 from lorebase_keeper.testing import OIDC_AUDIENCE, OidcProvider
+
+if TYPE_CHECKING:
+    from conftest import LiveKeeper
 
 
 @pytest.fixture
@@ -205,3 +213,40 @@ def test_a_keeper_without_a_device_flow_is_explained(
 ) -> None:
     with pytest.raises(SignInError, match=message):
         OidcConfiguration.from_answer(answer)
+
+
+def test_logout_revokes_the_refresh_token_at_the_issuer(
+    oidc_provider: OidcProvider, config: OidcConfiguration, tmp_path: Path
+) -> None:
+    path = tmp_path / "profiles.toml"
+    with httpx.Client(timeout=10) as http:
+        device = request_device_code(http, config)
+        oidc_provider.approve_device(device.user_code, "bob")
+        tokens = poll_for_tokens(http, config, device, sleep=lambda _: None)
+    revocation = oidc_provider.discovery["revocation_endpoint"]
+    members = token_members(replace(config, revocation_endpoint=revocation), tokens)
+    save_profile("agent", {"url": "http://127.0.0.1:1", "domain": "supply", **members}, path)
+    result = CliRunner().invoke(
+        main, ["logout", "--profile", "agent"], env={"LOREBASE_PROFILES": str(path)}
+    )
+    assert result.exit_code == 0, result.output
+    assert "warning" not in result.stderr
+    assert tomllib.loads(path.read_text())["agent"] == {
+        "url": "http://127.0.0.1:1",
+        "domain": "supply",
+    }
+    assert tokens.refresh_token is not None
+    with httpx.Client(timeout=10) as http, pytest.raises(SignInError, match="invalid_grant"):
+        refresh_tokens(http, config.token_endpoint, config.client_id, tokens.refresh_token)
+
+
+def test_login_with_oidc_at_a_keeper_without_it_says_so(keeper: LiveKeeper, tmp_path: Path) -> None:
+    path = tmp_path / "profiles.toml"
+    result = CliRunner().invoke(
+        main,
+        ["login", "--oidc", "--url", keeper.url],
+        env={"LOREBASE_PROFILES": str(path), "LOREBASE_PROFILE": None},
+    )
+    assert result.exit_code == 1
+    assert "offers no OIDC sign-in" in result.stderr
+    assert not path.exists()

@@ -43,6 +43,7 @@ from lorebase_client.profiles import (
     load_profile,
     save_profile,
 )
+from lorebase_core.errors import NotFound, SignInUnavailable
 
 DEFAULT_PROFILE = "default"
 
@@ -144,7 +145,14 @@ def login_command(
 def _oidc_sign_in(base_url: str) -> dict[str, Any]:
     """The profile members of a device-flow sign-in at Keeper's identity provider."""
     with _reporting(base_url), LorebaseClient(base_url) as client:
-        answer = client.oidc_configuration()
+        try:
+            answer = client.oidc_configuration()
+        except (NotFound, SignInUnavailable):
+            _fail(
+                f"Keeper at {client.base_url} offers no OIDC sign-in (its keeper.auth.mode takes "
+                "no OIDC, or keeper.auth.oidc is not set): sign in with --api-key"
+            )
+            raise  # pragma: no cover - _fail exits
     try:
         with httpx.Client(timeout=10.0) as http:
             config = OidcConfiguration.from_answer(dict(answer))
