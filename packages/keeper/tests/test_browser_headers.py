@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.browser_headers import API_CSP
+from lorebase_keeper.server import server_config
 from lorebase_platform.settings import HttpSettings
 from lorebase_store import Store
 
@@ -190,3 +191,34 @@ async def test_authenticated_answers_are_private_unless_the_route_says_more(
         "/healthz", headers={"Authorization": "", "Cookie": "xlorebase_session=1"}
     )
     assert "private" not in other_cookie.headers.get("Cache-Control", "")
+
+
+@pytest.mark.anyio
+async def test_the_500_of_last_resort_has_the_headers_too(
+    supply: Store, keys: Keys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = create_app(api_key_settings(), store=supply)
+
+    def broken(*_: object, **__: object) -> None:
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(supply, "domains", broken)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as client:
+        response = await client.get("/api/v1/domains", headers=keys.header(keys.admin))
+    assert_problem(response, 500, "internal")
+    assert_security_headers(response)
+    assert response.headers["Cache-Control"] == "private"
+
+
+def test_lorebase_serve_trusts_forwarded_headers_from_the_named_proxies_only(
+    supply: Store,
+) -> None:
+    settings = api_key_settings(http={"forwarded_allow_ips": ["10.0.0.7"]})
+    config = server_config(create_app(settings, store=supply), settings, port=0)
+    assert config.proxy_headers is True
+    assert config.forwarded_allow_ips == ["10.0.0.7"]
+    default = api_key_settings()
+    assert server_config(create_app(default, store=supply), default).forwarded_allow_ips == [
+        "127.0.0.1"
+    ]
