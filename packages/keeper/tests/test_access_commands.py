@@ -20,6 +20,7 @@ from packages.keeper.tests.conftest import Keys
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.access_commands import grant, key
+from lorebase_keeper.access_commands import principal as principal_command
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
@@ -313,3 +314,54 @@ def test_grant_add_takes_a_glob_that_matches_no_domain_yet(database_url: str, st
     result = run(grant, "add", "usr_ana", "viewer", "--domain", "*", database=database_url)
     assert result.exit_code == 0, result.output
     assert [found.domain for found in store.grants()] == ["*"]
+
+
+def test_principal_link_oidc_binds_an_identity_and_unlink_removes_it(
+    database_url: str, store: Store
+) -> None:
+    database = database_url
+    store.ensure_principal("usr_dana")
+    linked = run(
+        principal_command,
+        "link-oidc",
+        "usr_dana",
+        "--issuer",
+        "https://id.example",
+        "--subject",
+        "abc-123",
+        database=database,
+    )
+    assert linked.exit_code == 0, linked.output
+    assert [(i.issuer, i.subject, i.principal_id) for i in store.oidc_identities()] == [
+        ("https://id.example", "abc-123", "usr_dana")
+    ]
+    again = run(
+        principal_command,
+        "link-oidc",
+        "usr_dana",
+        "--issuer",
+        "https://id.example",
+        "--subject",
+        "other",
+        database=database,
+    )
+    assert again.exit_code == 1
+    assert "bound to subject 'abc-123'" in again.stderr
+    unknown = run(
+        principal_command,
+        "link-oidc",
+        "nobody",
+        "--issuer",
+        "https://id.example",
+        "--subject",
+        "x",
+        database=database,
+    )
+    assert unknown.exit_code == 1
+    assert "'nobody' does not exist" in unknown.stderr
+    no_issuer = run(principal_command, "link-oidc", "usr_dana", "--subject", "x", database=database)
+    assert no_issuer.exit_code == 1
+    assert "give --issuer" in no_issuer.stderr
+    unlinked = run(principal_command, "unlink-oidc", "usr_dana", database=database)
+    assert unlinked.exit_code == 0, unlinked.output
+    assert store.oidc_identities() == []

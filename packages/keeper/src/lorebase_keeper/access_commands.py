@@ -1,4 +1,5 @@
-"""`lorebase key` and `lorebase grant`: API keys and grants, straight on the database.
+"""`lorebase key`, `lorebase grant` and `lorebase principal`: API keys, grants and OIDC
+identities, straight on the database.
 
 They run where the database is (like `lorebase import`), not through Keeper: an administrator
 needs them before any key exists. A key's secret is printed once and never stored.
@@ -187,3 +188,53 @@ def revoke_grant(grant_id: int, config_file: Path | None, database_url: str | No
     with _store(config_file, database_url) as store:
         store.revoke_grant(grant_id)
     click.echo(f"grant {grant_id} revoked")
+
+
+@click.group("principal")
+def principal() -> None:
+    """Link principals to the identities of an OIDC issuer (docs/auth.md, "OIDC")."""
+
+
+@principal.command("link-oidc")
+@click.argument("principal_id", metavar="PRINCIPAL")
+@click.option(
+    "--issuer",
+    default=None,
+    help="The issuer URL (default: keeper.auth.oidc.issuer of the configuration).",
+)
+@click.option("--subject", required=True, help="The identity's sub claim at the issuer.")
+@_database
+def link_oidc(
+    principal_id: str,
+    issuer: str | None,
+    subject: str,
+    config_file: Path | None,
+    database_url: str | None,
+) -> None:
+    """Make the OIDC identity (issuer, subject) sign in as the existing PRINCIPAL.
+
+    For a principal that existed before its first OIDC sign-in (one with API keys): Keeper
+    refuses a token whose claim names it until it is linked.
+    """
+    named = issuer or command_settings(config_file, database_url).keeper.auth.oidc.issuer
+    if not named:
+        click.echo("error: give --issuer, or set keeper.auth.oidc.issuer", err=True)
+        sys.exit(1)
+    with _store(config_file, database_url) as store:
+        linked = store.link_oidc_identity(principal_id, issuer=named, subject=subject)
+    click.echo(f"{linked.principal_id} signs in as subject {linked.subject!r} of {linked.issuer}")
+
+
+@principal.command("unlink-oidc")
+@click.argument("principal_id", metavar="PRINCIPAL")
+@_database
+def unlink_oidc(principal_id: str, config_file: Path | None, database_url: str | None) -> None:
+    """Remove PRINCIPAL's OIDC identity: its tokens are refused from then on."""
+    with _store(config_file, database_url) as store:
+        removed = store.unlink_oidc_identity(principal_id)
+    if removed is None:
+        click.echo(f"{principal_id} has no OIDC identity")
+        return
+    click.echo(
+        f"{principal_id} no longer signs in as subject {removed.subject!r} of {removed.issuer}"
+    )

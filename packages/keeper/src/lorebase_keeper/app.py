@@ -24,6 +24,7 @@ from lorebase_keeper.routes import (
     feed,
     health,
     history,
+    oidc,
     operation_catalog,
     operations,
     principals,
@@ -66,6 +67,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         await app.state.feed.notices.close()
         app.state.keeper.recorder.close()  # what is queued is written before the store closes
         app.state.metrics.shutdown()
+        app.state.keeper.authenticator.close()
         if owned:
             app.state.store.close()
 
@@ -110,6 +112,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     for module in (
         health,
         principals,
+        oidc,
         feed,
         operations,
         operation_catalog,

@@ -14,8 +14,6 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any
 
 from fastapi import Request
 from starlette.datastructures import MutableHeaders
@@ -23,6 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_core.errors import SignInUnavailable, Unauthorized
 from lorebase_keeper.authz import Principal, local_admin
+from lorebase_keeper.oidc import OidcAuthenticator, OidcSignIn
 from lorebase_keeper.trace.context import current_step
 from lorebase_platform.settings import Settings
 from lorebase_store import KEY_PREFIX, Store, api_key_id
@@ -54,14 +53,6 @@ class AuthModeHeader:
         await self.app(scope, receive, marked)
 
 
-@dataclass(frozen=True)
-class OidcSignIn:
-    """Who an OIDC sign-in names, and the claims its session keeps (its groups; never a token)."""
-
-    principal_id: str
-    claims: dict[str, Any]
-
-
 class Authenticator:
     """Turns a request's credential into a `Principal`, with a short per-process cache."""
 
@@ -74,6 +65,15 @@ class Authenticator:
         self.store = store
         self._cache: dict[str, tuple[float, Principal | None]] = {}
         self._lock = threading.Lock()
+        oidc = settings.keeper.auth.oidc
+        self.oidc: OidcAuthenticator | None = None
+        if self.takes_oidc and oidc.issuer and oidc.client_id:
+            self.oidc = OidcAuthenticator(oidc, store, grants_ttl_s=self.ttl_s)
+
+    def close(self) -> None:
+        """Close the connections to the OIDC issuer."""
+        if self.oidc is not None:
+            self.oidc.close()
 
     def principal(self, request: Request) -> Principal:
         found = self._principal(request)
@@ -116,7 +116,12 @@ class Authenticator:
             Unauthorized: a token that is malformed, expired, not yet valid, for another
                 audience or issuer, or signed by a key or algorithm the issuer does not use.
         """
-        raise Unauthorized("OIDC bearer tokens are not accepted yet")
+        if self.oidc is None:
+            raise Unauthorized(
+                "This Keeper takes no OIDC tokens: keeper.auth.oidc.issuer and client_id are "
+                "not set"
+            )
+        return self.oidc.token_principal(token)
 
     def oidc_sign_in(
         self, *, code: str, code_verifier: str, redirect_uri: str, nonce: str | None = None
@@ -130,7 +135,14 @@ class Authenticator:
             Unauthorized: a code, verifier or redirect URI the issuer refuses, or a bad ID token.
             IdentityProviderUnavailable: the issuer cannot be reached.
         """
-        raise SignInUnavailable("OIDC sign-in is not available on this Keeper yet")
+        if self.oidc is None:
+            raise SignInUnavailable(
+                "OIDC sign-in is not available on this Keeper: it needs keeper.auth.mode oidc "
+                "or api_key+oidc and keeper.auth.oidc.issuer and client_id (docs/auth.md, 'OIDC')"
+            )
+        return self.oidc.sign_in(
+            code=code, code_verifier=code_verifier, redirect_uri=redirect_uri, nonce=nonce
+        )
 
     def _session_principal(self, request: Request) -> Principal | None:
         """The principal of the request's browser session cookie (None: no session cookie).

@@ -18,6 +18,7 @@ import logging
 import socket
 
 from lorebase_core.errors import UnsafeSettings
+from lorebase_keeper.oidc import require_oidc_setup
 from lorebase_platform.settings import AuthSettings
 
 logger = logging.getLogger("lorebase.keeper")
@@ -48,8 +49,10 @@ def require_safe_auth(host: str, auth: AuthSettings) -> None:
     """Refuse auth mode `none` off loopback, unless `allow_none_off_loopback` says otherwise.
 
     Raises:
-        UnsafeSettings: mode `none` on `host`, which is not loopback, without the setting.
+        UnsafeSettings: mode `none` on `host`, which is not loopback, without the setting;
+            or an OIDC mode without keeper.auth.oidc's issuer and client id.
     """
+    require_oidc_setup(auth)
     if auth.mode != "none" or is_loopback(host):
         return
     if auth.allow_none_off_loopback:

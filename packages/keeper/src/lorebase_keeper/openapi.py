@@ -6,8 +6,10 @@ route does not list is a problem document (`default`). `/docs` serves Swagger UI
 installed `fastapi-offline` package, so it works offline.
 
 With API keys (`keeper.auth.mode: api_key`) every operation requires one, as a Bearer token or
-the `X-API-Key` header (docs/auth.md), except the probes, which declare `security: []`. With
-`none` the document declares no requirement, which is what that mode does.
+the `X-API-Key` header (docs/auth.md), except the probes and GET /api/v1/auth/oidc, which
+declare `security: []`. The OIDC modes declare the issuer as an `openIdConnect` scheme (its
+bearer tokens; `api_key+oidc` also the key schemes). With `none` the document declares no
+requirement, which is what that mode does.
 """
 
 from __future__ import annotations
@@ -34,8 +36,24 @@ SECURITY_SCHEMES: dict[str, Any] = {
         "description": "The same API key in the X-API-Key header.",
     },
 }
-OPEN_PATHS = ("/healthz", "/readyz")
-"""Answered without credentials: the liveness and readiness probes."""
+OPEN_PATHS = ("/healthz", "/readyz", "/api/v1/auth/oidc")
+"""Answered without credentials: the liveness and readiness probes, how to sign in."""
+
+
+def security_schemes(settings: Settings) -> dict[str, Any]:
+    """The security schemes of the auth mode (none for mode `none`)."""
+    auth = settings.keeper.auth
+    found: dict[str, Any] = {}
+    if auth.mode in ("api_key", "api_key+oidc"):
+        found.update(SECURITY_SCHEMES)
+    if auth.mode in ("oidc", "api_key+oidc") and auth.oidc.issuer:
+        found["oidc"] = {
+            "type": "openIdConnect",
+            "openIdConnectUrl": f"{auth.oidc.issuer.rstrip('/')}/.well-known/openid-configuration",
+            "description": "A JWT access token of the issuer as a Bearer token "
+            "(`lorebase login`), or a browser session made by signing in there.",
+        }
+    return found
 
 
 def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
@@ -50,10 +68,11 @@ def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
     for operations in document["paths"].values():
         for operation in operations.values():
             _typed_responses(operation)
-    if settings.keeper.auth.mode == "none":
+    schemes = security_schemes(settings)
+    if not schemes:
         return document
-    document.setdefault("components", {})["securitySchemes"] = SECURITY_SCHEMES
-    document["security"] = [{name: []} for name in SECURITY_SCHEMES]
+    document.setdefault("components", {})["securitySchemes"] = schemes
+    document["security"] = [{name: []} for name in schemes]
     for path in OPEN_PATHS:
         for operation in document["paths"].get(path, {}).values():
             operation["security"] = []

@@ -238,6 +238,21 @@ class OidcGrantSettings(_Section):
     )
 
 
+OIDC_ALGORITHMS = (
+    "RS256",
+    "RS384",
+    "RS512",
+    "PS256",
+    "PS384",
+    "PS512",
+    "ES256",
+    "ES384",
+    "ES512",
+    "EdDSA",
+)
+"""Signature algorithms keeper.auth.oidc.algorithms may name (no none, no HMAC)."""
+
+
 class OidcSettings(_Section):
     """keeper.auth.oidc: sign-in and bearer tokens from an OpenID Connect issuer (docs/auth.md)."""
 
@@ -285,11 +300,25 @@ class OidcSettings(_Section):
     algorithms: list[str] = Field(
         default_factory=lambda: ["RS256", "PS256", "ES256", "EdDSA"],
         min_length=1,
-        description="Signature algorithms accepted (none is never accepted).",
+        description="Signature algorithms accepted: asymmetric ones only (RS256, RS384, "
+        "RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA); none and HMAC never.",
     )
     leeway_s: int = Field(
         default=30, ge=0, le=300, description="Clock skew allowed on exp, nbf and iat."
     )
+
+    @field_validator("algorithms")
+    @classmethod
+    def _asymmetric_algorithms(cls, value: list[str]) -> list[str]:
+        refused = [name for name in value if name not in OIDC_ALGORITHMS]
+        if refused:
+            raise ValueError(
+                f"{', '.join(refused)} cannot verify OIDC tokens: name asymmetric algorithms "
+                f"only ({', '.join(OIDC_ALGORITHMS)}); none and HMAC (HS256...) are never "
+                "accepted, since an HMAC key would be the issuer's public key"
+            )
+        return value
+
     jwks_cache_s: int = Field(
         default=300,
         ge=0,

@@ -16,6 +16,7 @@ The parts behind it:
 | `health/`, `search/`, `graph/` | the health report, search, traversals and neighborhoods |
 | `feed/` | following a branch: its events, the polling feed, `EventNotices` |
 | `access` | principals, API keys and grants |
+| `oidc_identities` | which principal an OIDC issuer's subject is |
 | `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
 | `jobs/` | Scribe's jobs: rows taken with a lease (`Jobs`) |
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 from lorebase_store.access import (
     KEY_PREFIX,
+    PRINCIPAL_ID,
     GrantInfo,
     KeyInfo,
     NewKey,
@@ -60,6 +62,7 @@ from lorebase_store.health.report import (
 )
 from lorebase_store.importer import ImportResult, import_directory
 from lorebase_store.jobs import Job, Jobs, JobState
+from lorebase_store.oidc_identities import OidcBinding, OidcIdentity
 from lorebase_store.plans import collect_statements
 from lorebase_store.reads.context_reads import SeedVersion
 from lorebase_store.reads.history import cursor_revision
@@ -148,6 +151,7 @@ from lorebase_store.writes.writes import (
 
 __all__ = [
     "KEY_PREFIX",
+    "PRINCIPAL_ID",
     "Attempt",
     "AuditEntry",
     "AuditItem",
@@ -203,6 +207,8 @@ __all__ = [
     "NeighborhoodResult",
     "NewKey",
     "NewWebhook",
+    "OidcBinding",
+    "OidcIdentity",
     "OutgoingDelivery",
     "PrincipalInfo",
     "PrincipalType",

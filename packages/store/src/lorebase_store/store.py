@@ -16,6 +16,7 @@ from lorebase_core.values import format_datetime
 from lorebase_platform.settings import DatabaseSettings
 from lorebase_store import access as access_rows
 from lorebase_store import feed
+from lorebase_store import oidc_identities as identity_rows
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest, commit
 from lorebase_store.commits.statistics import Statistics, read_statistics, recount
@@ -403,6 +404,11 @@ class Store:
                 connection, principal_id, principal_type=principal_type, display_name=display_name
             )
 
+    def principal(self, principal_id: str) -> access_rows.PrincipalInfo:
+        """The principal (raises PrincipalNotFound)."""
+        with read_transaction(self.engine) as connection:
+            return access_rows.principal(connection, principal_id)
+
     def create_key(self, principal_id: str, *, description: str = "") -> access_rows.NewKey:
         with write_transaction(self.engine) as connection:
             return access_rows.create_key(connection, principal_id, description=description)
@@ -414,6 +420,51 @@ class Store:
     def revoke_key(self, key_id: str) -> access_rows.KeyInfo:
         with write_transaction(self.engine) as connection:
             return access_rows.revoke_key(connection, key_id)
+
+    def bind_oidc_identity(
+        self,
+        *,
+        issuer: str,
+        subject: str,
+        principal_id: str,
+        principal_type: access_rows.PrincipalType = "user",
+        display_name: str = "",
+    ) -> identity_rows.OidcBinding:
+        """The principal of an OIDC identity; the first time, `principal_id`, made and bound.
+
+        Two first sign-ins of one identity at once both end with the one binding.
+        """
+        for attempt in range(2):
+            try:
+                with write_transaction(self.engine) as connection:
+                    return identity_rows.bind_oidc_identity(
+                        connection,
+                        issuer=issuer,
+                        subject=subject,
+                        principal_id=principal_id,
+                        principal_type=principal_type,
+                        display_name=display_name,
+                    )
+            except sa.exc.IntegrityError:
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def link_oidc_identity(
+        self, principal_id: str, *, issuer: str, subject: str
+    ) -> identity_rows.OidcIdentity:
+        with write_transaction(self.engine) as connection:
+            return identity_rows.link_oidc_identity(
+                connection, principal_id, issuer=issuer, subject=subject
+            )
+
+    def unlink_oidc_identity(self, principal_id: str) -> identity_rows.OidcIdentity | None:
+        with write_transaction(self.engine) as connection:
+            return identity_rows.unlink_oidc_identity(connection, principal_id)
+
+    def oidc_identities(self) -> list[identity_rows.OidcIdentity]:
+        with read_transaction(self.engine) as connection:
+            return identity_rows.oidc_identities(connection)
 
     def key_principal(self, presented: str) -> access_rows.PrincipalInfo | None:
         """The principal of a live API key (None: malformed, unknown or revoked)."""
