@@ -9,6 +9,11 @@ access_denied, expired_token, an answer without a token) come from a scripted to
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
+import subprocess
+import sys
 import tomllib
 from dataclasses import replace
 from pathlib import Path
@@ -33,7 +38,10 @@ from lorebase_client.oidc_device import (
     token_members,
 )
 from lorebase_client.profiles import ProfileError, load_profile, save_profile
-from lorebase_keeper.testing import OIDC_AUDIENCE, OidcProvider
+from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import OIDC_AUDIENCE, OidcProvider, serve_in_thread
+from lorebase_platform.settings import Settings
+from lorebase_store import Store
 
 if TYPE_CHECKING:
     from conftest import LiveKeeper
@@ -250,3 +258,77 @@ def test_login_with_oidc_at_a_keeper_without_it_says_so(keeper: LiveKeeper, tmp_
     assert result.exit_code == 1
     assert "offers no OIDC sign-in" in result.stderr
     assert not path.exists()
+
+
+def test_lorebase_login_oidc_end_to_end(
+    oidc_provider: OidcProvider, tmp_path: Path, store: Store
+) -> None:
+    """`lorebase login --oidc` in its own process against Keeper in auth mode oidc on loopback;
+    the person approves the code the CLI prints while it polls; then `whoami` uses the token,
+    refreshing it once it has expired."""
+    settings = Settings(
+        keeper={
+            "auth": {
+                "mode": "oidc",
+                "oidc": {
+                    "issuer": oidc_provider.issuer,
+                    "client_id": "lorebase-cli",  # the provider's client allowed the device flow
+                    "audience": [OIDC_AUDIENCE],
+                    "timeout_s": 2,
+                },
+            }
+        }
+    )
+    path = tmp_path / "profiles.toml"
+    environment = {
+        **os.environ,
+        "LOREBASE_PROFILES": str(path),
+        "LOREBASE_PROFILE": "",
+        "LOREBASE_API_KEY": "",
+    }
+    with serve_in_thread(create_app(settings, store=store)) as url:
+        login = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "lorebase_client.cli",
+                "login",
+                "--oidc",
+                "--url",
+                url,
+                "--profile",
+                "bob",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=environment,
+            text=True,
+        )
+        try:
+            assert login.stderr is not None
+            prompt = login.stderr.readline()
+            found = re.search(r"open (\S+) and enter the code (\S+) ", prompt)
+            assert found is not None, prompt
+            assert found.group(1).startswith(oidc_provider.issuer)
+            oidc_provider.approve_device(found.group(2), "bob")
+            out, err = login.communicate(timeout=30)
+        finally:
+            login.kill()
+        assert login.returncode == 0, err
+        assert f"signed in as bob (oidc) at {url}; profile 'bob'" in out
+        stored = load_profile("bob", path)
+        assert stored.api_key is None
+        assert stored.oidc_access_token is not None
+        assert stored.oidc_revocation_endpoint == oidc_provider.discovery["revocation_endpoint"]
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+        save_profile("bob", {"oidc_expires_at": 1}, path)  # long expired
+        whoami = CliRunner().invoke(
+            main, ["whoami", "--profile", "bob"], env={"LOREBASE_PROFILES": str(path)}
+        )
+        assert whoami.exit_code == 0, whoami.output
+        assert "principal: bob" in whoami.stdout
+        assert "authenticated by: oidc" in whoami.stdout
+        refreshed = load_profile("bob", path)
+        assert refreshed.oidc_access_token != stored.oidc_access_token
+        assert (refreshed.oidc_expires_at or 0) > 1
