@@ -30,7 +30,12 @@ from pydantic import ValidationError
 from lorebase_core.errors import PrincipalNotFound, SignInUnavailable, Unauthorized, UnsafeSettings
 from lorebase_keeper.app import create_app
 from lorebase_keeper.auth import Authenticator
-from lorebase_keeper.testing import OIDC_AUDIENCE, OIDC_REDIRECT_URI, OidcProvider
+from lorebase_keeper.testing import (
+    OIDC_AUDIENCE,
+    OIDC_REDIRECT_URI,
+    OidcProvider,
+    serve_in_thread,
+)
 from lorebase_platform.settings import OidcSettings, Settings
 from lorebase_store import Store
 
@@ -354,13 +359,12 @@ async def test_auth_oidc_tells_clients_how_to_sign_in_without_a_credential(
         "audience": [OIDC_AUDIENCE],
     }
     assert "s3cret" not in answer.text
-    assert document["components"]["securitySchemes"] == {
-        "oidc": {
-            "type": "openIdConnect",
-            "openIdConnectUrl": f"{oidc_provider.issuer}/.well-known/openid-configuration",
-            "description": document["components"]["securitySchemes"]["oidc"]["description"],
-        }
-    }
+    schemes = document["components"]["securitySchemes"]
+    assert sorted(schemes) == ["oidc", "session"]  # mode oidc takes no API keys
+    assert schemes["oidc"]["type"] == "openIdConnect"
+    assert schemes["oidc"]["openIdConnectUrl"] == (
+        f"{oidc_provider.issuer}/.well-known/openid-configuration"
+    )
     assert document["paths"]["/api/v1/auth/oidc"]["get"]["security"] == []
 
 
@@ -457,3 +461,41 @@ def test_oidc_sign_in_is_unavailable_without_oidc(store: Store) -> None:
     authenticator = Authenticator(Settings(), store)
     with pytest.raises(SignInUnavailable, match=r"keeper\.auth\.mode oidc"):
         authenticator.oidc_sign_in(code="c", code_verifier="v", redirect_uri="r")
+
+
+# -- the code flow end to end: POST /api/v1/auth/session ----------------------------------------
+
+
+def test_the_code_flow_makes_a_browser_session_over_real_http(
+    supply: Store, oidc_provider: OidcProvider
+) -> None:
+    settings = oidc_settings(oidc_provider.issuer)
+    settings.keeper.auth.sessions.cookie_secure = False  # plain http on loopback
+    app = create_app(settings, store=supply)
+    verifier = secrets.token_urlsafe(48)
+    nonce = secrets.token_urlsafe(12)
+    with serve_in_thread(app) as url, httpx.Client(base_url=url) as browser:
+        code = oidc_provider.authorization_code("alice", code_verifier=verifier, nonce=nonce)
+        signed_in = browser.post(
+            "/api/v1/auth/session",
+            json={
+                "code": code,
+                "code_verifier": verifier,
+                "redirect_uri": OIDC_REDIRECT_URI,
+                "nonce": nonce,
+            },
+        )
+        assert signed_in.status_code == 201, signed_in.text
+        assert signed_in.json()["principal"] == "alice"
+        assert signed_in.json()["method"] == "oidc"
+        assert code not in signed_in.text
+        whoami = browser.get(WHOAMI)
+        assert whoami.json()["principal"] == "alice"
+        assert [(g["domain"], g["role"]) for g in whoami.json()["grants"]] == [("supply", "viewer")]
+        assert browser.get(RECORDS).status_code == 200
+        # the same code twice: refused, and no second session
+        again = browser.post(
+            "/api/v1/auth/session",
+            json={"code": code, "code_verifier": verifier, "redirect_uri": OIDC_REDIRECT_URI},
+        )
+        assert_problem(again, 401, "unauthorized")

@@ -1,5 +1,5 @@
-"""`lorebase key`, `lorebase grant` and `lorebase principal`: API keys, grants and OIDC
-identities, straight on the database.
+"""`lorebase key`, `lorebase grant`, `lorebase session` and `lorebase principal`: keys, grants,
+browser sessions and OIDC identities, straight on the database.
 
 They run where the database is (like `lorebase import`), not through Keeper: an administrator
 needs them before any key exists. A key's secret is printed once and never stored.
@@ -97,10 +97,36 @@ def list_keys(principal: str | None, config_file: Path | None, database_url: str
 @click.argument("key_id")
 @_database
 def revoke_key(key_id: str, config_file: Path | None, database_url: str | None) -> None:
-    """Revoke the API key KEY_ID (Keeper refuses it within keeper.auth.authz.grants_cache_ttl_s)."""
+    """Revoke the API key KEY_ID and the browser sessions signed in with it.
+
+    Keeper refuses them within keeper.auth.authz.grants_cache_ttl_s.
+    """
     with _store(config_file, database_url) as store:
         revoked = store.revoke_key(key_id)
-    click.echo(f"API key {revoked.id} of {revoked.principal} revoked at {revoked.revoked_at}")
+    key = revoked.key
+    click.echo(
+        f"API key {key.id} of {key.principal} revoked at {key.revoked_at}; "
+        f"{_sessions(revoked.sessions_ended)} signed in with it ended"
+    )
+
+
+def _sessions(count: int) -> str:
+    return f"{count} browser session{'' if count == 1 else 's'}"
+
+
+@click.group("session")
+def session() -> None:
+    """End browser sessions (POST /api/v1/auth/session makes them)."""
+
+
+@session.command("revoke")
+@click.option("--principal", required=True, help="End every session of this principal.")
+@_database
+def revoke_sessions(principal: str, config_file: Path | None, database_url: str | None) -> None:
+    """End the browser sessions of a principal (in effect within grants_cache_ttl_s)."""
+    with _store(config_file, database_url) as store:
+        ended = store.revoke_principal_sessions(principal)
+    click.echo(f"{_sessions(ended)} of {principal} ended")
 
 
 @click.group("grant")

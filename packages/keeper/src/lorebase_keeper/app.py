@@ -10,7 +10,8 @@ from fastapi_offline import FastAPIOffline
 
 from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator, AuthModeHeader
-from lorebase_keeper.browser_headers import SecurityHeaders, install_cors, session_cookie_names
+from lorebase_keeper.browser_headers import SecurityHeaders, install_cors
+from lorebase_keeper.csrf import CsrfCheck
 from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
 from lorebase_keeper.feed_stream import FeedState
 from lorebase_keeper.limits import BodyLimit
@@ -34,6 +35,7 @@ from lorebase_keeper.routes import (
     resolve,
     revisions,
     search,
+    sessions,
     trace,
     webhooks,
 )
@@ -91,8 +93,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     )
     app.state.feed = FeedState.make(settings.agents.feed, app.state.store)
     install_error_handlers(app)
-    # the last added runs first: logged, traced, text and segments checked, the body read and
-    # checked
+    # the last added runs first: logged, CSRF checked, traced, text and segments checked, the
+    # body read and checked
     app.add_middleware(RouteSeen)
     app.add_middleware(
         BodyLimit,
@@ -103,16 +105,21 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.add_middleware(ValidText)
     if settings.keeper.trace.enabled or settings.keeper.auth.audit.reads:
         app.add_middleware(TraceMiddleware, settings=settings, recorder=recorder)
+    auth = settings.keeper.auth
+    if auth.mode != "none" and auth.sessions.enabled:
+        # before the trace and every route: a forged request is refused before anything runs
+        app.add_middleware(CsrfCheck, settings=auth.sessions)
     app.add_middleware(RequestLog)
     if settings.keeper.auth.mode == "none":
         app.add_middleware(AuthModeHeader)
     install_cors(app, settings)  # outside the log: a preflight is answered before routing
-    app.add_middleware(SecurityHeaders, session_cookies=session_cookie_names(settings))
+    app.add_middleware(SecurityHeaders, sessions=settings.keeper.auth.sessions)
     # the feed before revisions: /branches/{branch:path} would swallow /branches/main/changes
     for module in (
         health,
         principals,
         oidc,
+        sessions,
         feed,
         operations,
         operation_catalog,

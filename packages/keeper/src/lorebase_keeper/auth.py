@@ -14,19 +14,29 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from collections.abc import Callable
 
 from fastapi import Request
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_core.errors import SignInUnavailable, Unauthorized
+from lorebase_core.sessions import SESSION_ID, session_digest
 from lorebase_keeper.authz import Principal, local_admin
 from lorebase_keeper.oidc import OidcAuthenticator, OidcSignIn
+from lorebase_keeper.session_cookie import cookie_name
 from lorebase_keeper.trace.context import current_step
 from lorebase_platform.settings import Settings
-from lorebase_store import KEY_PREFIX, Store, api_key_id
+from lorebase_store import KEY_PREFIX, SessionInfo, Store, api_key_id
 
 AUTH_MODE_HEADER = "Lorebase-Auth"
+SESSION_CACHE = "session:"
+"""Cache keys of sessions: this prefix and the session's digest (keys are digests alone)."""
+SESSION_ENDED = (
+    "The session has ended: it was signed out or revoked, went unused for longer than "
+    "keeper.auth.sessions.idle_timeout_s, or is older than absolute_timeout_s. Sign in again at "
+    "POST /api/v1/auth/session"
+)
 
 
 class AuthModeHeader:
@@ -147,29 +157,109 @@ class Authenticator:
     def _session_principal(self, request: Request) -> Principal | None:
         """The principal of the request's browser session cookie (None: no session cookie).
 
+        Its grants are the principal's stored ones plus those of the groups its sign-in named.
+
         Raises:
             Unauthorized: a cookie naming a session that is unknown, revoked or expired.
         """
-        return None
+        session_id = self.presented_session(request)
+        if session_id is None:
+            return None
+        sessions = self.settings.keeper.auth.sessions
 
-    def _lookup(self, presented: str) -> Principal | None:
-        # the cache is keyed by a digest, so no key sits in memory longer than its request
-        cache_key = hashlib.sha256(presented.encode()).hexdigest()
+        def lookup() -> Principal | None:
+            found = self._usable(self.store.session(session_id, sessions))
+            if found is None:
+                return None
+            grants = tuple(self.store.grants(found.principal))
+            if self.oidc is not None:  # the claims hold {"groups": [...]}, whatever groups_claim is
+                grants += self.oidc.session_grants(found.principal, found.claims)
+            return Principal(found.principal, found.principal_type, grants, "session", found.key_id)
+
+        principal = self._cached(SESSION_CACHE + session_digest(session_id), lookup)
+        if principal is None:
+            raise Unauthorized(SESSION_ENDED)
+        return principal
+
+    def presented_session(self, request: Request) -> str | None:
+        """The session id of the request's cookie (None: sessions off, or no cookie).
+
+        Raises:
+            Unauthorized: a cookie value that is not shaped like a session id (no store read).
+        """
+        sessions = self.settings.keeper.auth.sessions
+        if self.mode == "none" or not sessions.enabled:
+            return None
+        name = cookie_name(sessions)
+        value = request.cookies.get(name)
+        if value is None:
+            return None
+        if not SESSION_ID.match(value):
+            raise Unauthorized(
+                f"The cookie {name!r} does not hold a session id: sign in again at "
+                "POST /api/v1/auth/session"
+            )
+        return value
+
+    def current_session(self, request: Request) -> tuple[str, SessionInfo]:
+        """The request's live session and its id, read from the store (GET /auth/session).
+
+        Raises:
+            Unauthorized: no session cookie, a malformed one, or a session that has ended.
+        """
+        session_id = self.presented_session(request)
+        if session_id is None:
+            if _credential(request) is not None:
+                raise Unauthorized(
+                    "A bearer credential has no session: sign in at POST /api/v1/auth/session "
+                    "to get a session cookie"
+                )
+            raise Unauthorized(
+                "This request carries no session cookie: sign in at POST /api/v1/auth/session"
+            )
+        found = self._usable(self.store.session(session_id, self.settings.keeper.auth.sessions))
+        if found is None:
+            raise Unauthorized(SESSION_ENDED)
+        return session_id, found
+
+    def forget_session(self, session_id: str) -> None:
+        """Drop a session from this process's cache (it was revoked here)."""
+        with self._lock:
+            self._cache.pop(SESSION_CACHE + session_digest(session_id), None)
+
+    def _usable(self, found: SessionInfo | None) -> SessionInfo | None:
+        # a session made one way lasts only while the auth mode takes that way of signing in
+        if found is None:
+            return None
+        if found.method == "api_key" and not self.takes_api_keys:
+            return None
+        if found.method == "oidc" and not self.takes_oidc:
+            return None
+        return found
+
+    def _cached(self, cache_key: str, lookup: Callable[[], Principal | None]) -> Principal | None:
         now = time.monotonic()
         with self._lock:
             cached = self._cache.get(cache_key)
         if cached is not None and now - cached[0] < self.ttl_s:
             return cached[1]
-        info = self.store.key_principal(presented)
-        found = None
-        if info is not None:
-            grants = tuple(self.store.grants(info.id))
-            found = Principal(info.id, info.type, grants, "api_key", api_key_id(presented))
+        found = lookup()
         with self._lock:
             if len(self._cache) > 10_000:
                 self._cache.clear()
             self._cache[cache_key] = (now, found)
         return found
+
+    def _lookup(self, presented: str) -> Principal | None:
+        # the cache is keyed by a digest, so no key sits in memory longer than its request
+        def lookup() -> Principal | None:
+            info = self.store.key_principal(presented)
+            if info is None:
+                return None
+            grants = tuple(self.store.grants(info.id))
+            return Principal(info.id, info.type, grants, "api_key", api_key_id(presented))
+
+        return self._cached(hashlib.sha256(presented.encode()).hexdigest(), lookup)
 
 
 def _credential(request: Request) -> str | None:

@@ -31,7 +31,8 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from lorebase_platform.settings import Settings
+from lorebase_keeper.session_cookie import cookie_names
+from lorebase_platform.settings import SessionSettings, Settings
 
 API_CSP = "default-src 'none'; frame-ancestors 'none'"
 WEB_CSP = (
@@ -133,9 +134,10 @@ def docs_csp(html: bytes, *, redoc: bool) -> str:
 class SecurityHeaders:
     """Pure ASGI middleware, outermost: the security headers of every answer (module docstring)."""
 
-    def __init__(self, app: ASGIApp, *, session_cookies: tuple[str, ...]) -> None:
+    def __init__(self, app: ASGIApp, *, sessions: SessionSettings) -> None:
         self.app = app
-        self.session_cookies = session_cookies
+        # both forms of the name (plain and __Host-): either one is a credential
+        self.session_cookies = tuple(name.decode() for name in cookie_names(sessions))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -193,10 +195,3 @@ class SecurityHeaders:
             headers["Content-Security-Policy"] = policy
         if private and "cache-control" not in headers:
             headers["Cache-Control"] = "private"
-
-
-def session_cookie_names(settings: Settings) -> tuple[str, ...]:
-    """The session cookie's names: as configured, and with the `__Host-` prefix it takes when
-    cookie_secure is on."""
-    name = settings.keeper.auth.sessions.cookie_name
-    return (name, f"__Host-{name}")

@@ -39,6 +39,7 @@ from lorebase_core.errors import (
     shortened,
 )
 from lorebase_core.suggestions import hint
+from lorebase_keeper.session_cookie import SIGN_IN
 from lorebase_platform.problems import (
     PROBLEM_CONTENT_TYPE,
     problem,
@@ -216,6 +217,8 @@ async def _unauthenticated(request: Request) -> JSONResponse | None:
     A request is checked (by FastAPI, or by a route parsing its body) before the route asks who
     calls; without a valid key the answer is the 401, never what the request's input says.
     """
+    if (request.method, request.url.path) == SIGN_IN:
+        return None  # signing in takes no credential: its own input decides
     try:
         await run_in_threadpool(request.app.state.keeper.authenticator.principal, request)
     except Unauthorized as refused:

@@ -6,10 +6,10 @@ route does not list is a problem document (`default`). `/docs` serves Swagger UI
 installed `fastapi-offline` package, so it works offline.
 
 With API keys (`keeper.auth.mode: api_key`) every operation requires one, as a Bearer token or
-the `X-API-Key` header (docs/auth.md), except the probes and GET /api/v1/auth/oidc, which
-declare `security: []`. The OIDC modes declare the issuer as an `openIdConnect` scheme (its
-bearer tokens; `api_key+oidc` also the key schemes). With `none` the document declares no
-requirement, which is what that mode does.
+the `X-API-Key` header (docs/auth.md), or a browser session cookie, except the probes, signing
+in and GET /api/v1/auth/oidc, which declare `security: []`. The OIDC modes declare the issuer
+as an `openIdConnect` scheme (its bearer tokens; `api_key+oidc` also the key schemes). With
+`none` the document declares no requirement, which is what that mode does.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
 
 from lorebase_keeper.routes.documented import DOCUMENTED_MODELS, PROBLEM_REF
+from lorebase_keeper.session_cookie import cookie_name
 from lorebase_platform.settings import Settings
 
 SECURITY_SCHEMES: dict[str, Any] = {
@@ -52,6 +53,15 @@ def security_schemes(settings: Settings) -> dict[str, Any]:
             "openIdConnectUrl": f"{auth.oidc.issuer.rstrip('/')}/.well-known/openid-configuration",
             "description": "A JWT access token of the issuer as a Bearer token "
             "(`lorebase login`), or a browser session made by signing in there.",
+        }
+    sessions = auth.sessions
+    if found and sessions.enabled:
+        found["session"] = {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": cookie_name(sessions),
+            "description": "A browser session (POST /api/v1/auth/session); unsafe methods also "
+            "need its X-CSRF-Token.",
         }
     return found
 

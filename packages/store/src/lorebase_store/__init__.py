@@ -17,6 +17,7 @@ The parts behind it:
 | `feed/` | following a branch: its events, the polling feed, `EventNotices` |
 | `access` | principals, API keys and grants |
 | `oidc_identities` | which principal an OIDC issuer's subject is |
+| `sessions` | browser sessions: made, looked up by a presented id, touched, revoked, pruned |
 | `trace/` | the agent trace (steps, sessions, summaries, pruning) and the read audit |
 | `importer` | `lorebase import DIR` |
 | `jobs/` | Scribe's jobs: rows taken with a lease (`Jobs`) |
@@ -34,6 +35,7 @@ from lorebase_store.access import (
     PRINCIPAL_ID,
     GrantInfo,
     KeyInfo,
+    KeyRevocation,
     NewKey,
     PrincipalInfo,
     PrincipalType,
@@ -85,6 +87,7 @@ from lorebase_store.results import (
     RevisionInfo,
 )
 from lorebase_store.search import Correction, SearchHit, SearchResult
+from lorebase_store.sessions import NewSession, SessionInfo, SessionMethod
 from lorebase_store.store import Store
 from lorebase_store.trace.read_audit import AuditItem, AuditPage, ReadAuditEntry
 from lorebase_store.trace.steps import (
@@ -196,6 +199,7 @@ __all__ = [
     "JobState",
     "Jobs",
     "KeyInfo",
+    "KeyRevocation",
     "Keyring",
     "KindHealth",
     "KindStatistics",
@@ -206,6 +210,7 @@ __all__ = [
     "Merged",
     "NeighborhoodResult",
     "NewKey",
+    "NewSession",
     "NewWebhook",
     "OidcBinding",
     "OidcIdentity",
@@ -232,6 +237,8 @@ __all__ = [
     "Segment",
     "SendResult",
     "Sender",
+    "SessionInfo",
+    "SessionMethod",
     "SessionVisibility",
     "Statistics",
     "StepType",

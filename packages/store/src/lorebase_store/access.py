@@ -90,6 +90,14 @@ class KeyInfo:
 
 
 @dataclass(frozen=True)
+class KeyRevocation:
+    """A key revoked, and how many browser sessions signed in with it ended with it."""
+
+    key: KeyInfo
+    sessions_ended: int
+
+
+@dataclass(frozen=True)
 class NewKey:
     """A key just made: `secret` is the whole key, shown this once."""
 

@@ -13,10 +13,11 @@ from lorebase_core.changes import Change
 from lorebase_core.errors import AlreadyExists
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
-from lorebase_platform.settings import DatabaseSettings
+from lorebase_platform.settings import DatabaseSettings, SessionSettings
 from lorebase_store import access as access_rows
 from lorebase_store import feed
 from lorebase_store import oidc_identities as identity_rows
+from lorebase_store import sessions as session_rows
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest, commit
 from lorebase_store.commits.statistics import Statistics, read_statistics, recount
@@ -417,9 +418,12 @@ class Store:
         with read_transaction(self.engine) as connection:
             return access_rows.list_keys(connection, principal_id)
 
-    def revoke_key(self, key_id: str) -> access_rows.KeyInfo:
+    def revoke_key(self, key_id: str) -> access_rows.KeyRevocation:
+        """Revoke an API key and, in the same transaction, every session signed in with it."""
         with write_transaction(self.engine) as connection:
-            return access_rows.revoke_key(connection, key_id)
+            key = access_rows.revoke_key(connection, key_id)
+            ended = session_rows.revoke_key_sessions(connection, key_id)
+            return access_rows.KeyRevocation(key, ended)
 
     def bind_oidc_identity(
         self,
@@ -470,6 +474,48 @@ class Store:
         """The principal of a live API key (None: malformed, unknown or revoked)."""
         with read_transaction(self.engine) as connection:
             return access_rows.key_principal(connection, presented)
+
+    # -- browser sessions (docs/auth.md, "Browser sessions") --------------------------------
+    def create_session(
+        self,
+        principal_id: str,
+        *,
+        method: session_rows.SessionMethod,
+        key_id: str | None = None,
+        claims: dict[str, Any] | None = None,
+        settings: SessionSettings,
+    ) -> session_rows.NewSession:
+        """A new session (its id is in the answer only); prunes ended ones, enforces the limit."""
+        with write_transaction(self.engine) as connection:
+            return session_rows.create_session(
+                connection,
+                principal_id,
+                method=method,
+                key_id=key_id,
+                claims=claims or {},
+                settings=settings,
+            )
+
+    def session(
+        self, session_id: str, settings: SessionSettings
+    ) -> session_rows.SessionInfo | None:
+        """The live session of a presented id, touched (None: unknown, revoked or expired)."""
+        with read_transaction(self.engine) as connection:
+            found = session_rows.find_session(connection, session_id, settings)
+        if found is None or not session_rows.touch_due(found, settings):
+            return found
+        with write_transaction(self.engine) as connection:
+            return session_rows.touch_session(connection, session_id, found, settings)
+
+    def revoke_session(self, session_id: str) -> bool:
+        """End one session; False when it was not live."""
+        with write_transaction(self.engine) as connection:
+            return session_rows.revoke_session(connection, session_id)
+
+    def revoke_principal_sessions(self, principal_id: str) -> int:
+        """End every session of a principal; how many were live."""
+        with write_transaction(self.engine) as connection:
+            return session_rows.revoke_principal_sessions(connection, principal_id)
 
     def add_grant(
         self,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -209,3 +210,38 @@ def trace_consistency(store: Store) -> dict[str, int]:
             assert sum(row.calls + row.notes for row in summaries) == len(numbers)
             counts[session["session_id"]] = counts.get(session["session_id"], 0) + len(numbers)
     return counts
+
+
+def age_session(store: Store, session_id: str, **ages: timedelta) -> None:
+    """Move stamps of a browser session into the past (`last_seen_at=timedelta(hours=9)`), so
+    that expiry is tested without waiting."""
+    from lorebase_core.sessions import session_digest
+    from lorebase_core.values import format_datetime
+    from lorebase_store import tables as t
+
+    now = datetime.now(UTC)
+    with store.engine.begin() as connection:
+        connection.execute(
+            t.auth_sessions.update()
+            .where(t.auth_sessions.c.id_digest == session_digest(session_id))
+            .values({column: format_datetime(now - age) for column, age in ages.items()})
+        )
+
+
+def session_rows(store: Store) -> list[dict[str, Any]]:
+    """Every row of auth_sessions (revoked and expired ones too)."""
+    from lorebase_store import tables as t
+
+    with store.engine.connect() as connection:
+        return [dict(row) for row in connection.execute(sa.select(t.auth_sessions)).mappings()]
+
+
+def every_row(store: Store) -> dict[str, list[str]]:
+    """Every row of every table, to show that a refused request wrote nothing anywhere."""
+    from lorebase_store import tables as t
+
+    with store.engine.connect() as connection:
+        return {
+            table.name: sorted(repr(tuple(row)) for row in connection.execute(sa.select(table)))
+            for table in t.metadata.sorted_tables
+        }

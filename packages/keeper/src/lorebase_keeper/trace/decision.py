@@ -20,8 +20,6 @@ from lorebase_store import api_key_id
 
 SESSION_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 TRACEPARENT = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}")
-SESSION_COOKIES = (b"__Host-lorebase_session", b"lorebase_session")
-"""Browser session cookies (keeper.auth.sessions): a cookie request is the web app's own."""
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -51,8 +49,11 @@ class Candidate:
 class TraceDecision:
     """keeper.trace's rules, with the header names made ready once."""
 
-    def __init__(self, settings: TraceSettings) -> None:
+    def __init__(self, settings: TraceSettings, *, session_cookies: tuple[bytes, ...]) -> None:
+        """`session_cookies`: the names of the browser session cookie (keeper.auth.sessions,
+        plain and `__Host-`): a request authenticated by one is the web app's own."""
         self.settings = settings
+        self.session_cookies = session_cookies
         self.opt_in_header = settings.opt_in_header.lower().encode()
         self.session_header = settings.session_header.lower().encode()
         self.tool_header = settings.tool_header.lower().encode()
@@ -101,7 +102,7 @@ class TraceDecision:
             return True
         if session_id is None:
             cookie = header(headers, b"cookie") or b""
-            return any(name + b"=" in cookie for name in SESSION_COOKIES)
+            return any(name + b"=" in cookie for name in self.session_cookies)
         return False
 
     def settle(self, candidate: Candidate, principal: Principal | None) -> bool:

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from lorebase_core.values import format_datetime
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.errors import ROUTE_SEEN, described
+from lorebase_keeper.session_cookie import cookie_names
 from lorebase_keeper.trace.answers import refs_of, result_of
 from lorebase_keeper.trace.capture import capture_query
 from lorebase_keeper.trace.context import StepContext, begin_step, end_step
@@ -59,7 +60,10 @@ class TraceMiddleware:
         self.audit_reads = settings.keeper.auth.audit.reads
         self.audit_refs = settings.keeper.auth.audit.max_refs
         self.recorder = recorder
-        self.decision = TraceDecision(self.settings) if self.settings.enabled else None
+        cookies = cookie_names(settings.keeper.auth.sessions)
+        self.decision = (
+            TraceDecision(self.settings, session_cookies=cookies) if self.settings.enabled else None
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
