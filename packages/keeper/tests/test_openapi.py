@@ -55,7 +55,12 @@ async def test_the_document_requires_an_api_key_except_on_the_probes(
         for method, operation in methods.items()
         if operation.get("security") == []
     )
-    assert open_operations == ["GET /healthz", "GET /readyz", "POST /api/v1/auth/session"]
+    assert open_operations == [
+        "GET /api/v1/auth/oidc",
+        "GET /healthz",
+        "GET /readyz",
+        "POST /api/v1/auth/session",
+    ]
 
 
 async def test_with_auth_none_the_document_requires_nothing(supply: Store) -> None:
