@@ -20,6 +20,7 @@ from click.testing import CliRunner
 from lorebase_client.cli import main
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
 from lorebase_client.cli_feed import FEED_COMMANDS
+from lorebase_client.cli_login import LOGIN_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS
 from lorebase_client.cli_trace import TRACE_COMMANDS
 from lorebase_client.cli_webhooks import WEBHOOK_COMMANDS
@@ -34,6 +35,7 @@ CLEAN_ENV = {
     "LOREBASE_API_KEY": None,
     "LOREBASE_DOMAIN": None,
     "LOREBASE_PROFILE": None,
+    "LOREBASE_PROFILES": None,
 }
 
 
@@ -56,6 +58,7 @@ def command_paths() -> Iterator[tuple[str, ...]]:
         *WRITE_COMMANDS,
         *TRACE_COMMANDS,
         *WEBHOOK_COMMANDS,
+        *LOGIN_COMMANDS,
     )
     for command in sorted(commands, key=lambda command: command.name or ""):
         yield from walk(command, (command.name or "",))

@@ -144,4 +144,4 @@ def test_the_profiles_file_defaults_to_the_data_directory(
 def test_members_left_out_or_empty_are_none(tmp_path: Path) -> None:
     path = tmp_path / "profiles.toml"
     path.write_text('[local]\nurl = "http://127.0.0.1:8080"\napi_key = ""\nprincipal = "me"\n')
-    assert load_profile("local", path) == Profile("local", url="http://127.0.0.1:8080")
+    assert load_profile("local", path) == Profile(name="local", url="http://127.0.0.1:8080")

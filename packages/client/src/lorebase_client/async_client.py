@@ -140,6 +140,10 @@ class AsyncLorebaseClient:
         """The caller: principal, type, how it authenticated, and its grants."""
         return await self._json(routes.whoami())
 
+    async def oidc_configuration(self) -> Answer:
+        """How to sign in with OIDC (issuer, client_id, endpoints, scopes, audience; no secret)."""
+        return await self._json(routes.oidc_configuration())
+
     async def domains(self) -> Answer:
         """The Domains the caller may read (`domains`: name, default_branch, created_at)."""
         return await self._json(routes.domains())

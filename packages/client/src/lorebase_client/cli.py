@@ -2,8 +2,8 @@
 
 The read commands (schema, record, query, traverse, diff, branch; context, search, resolve,
 health; events, changes), the write commands (op, proposal, branch merge), the trace commands
-(trace list, trace show, audit) and the webhook commands talk to a Keeper over HTTP (cli_reads.py,
-cli_agent_reads.py, cli_feed.py, cli_writes.py, cli_trace.py, cli_webhooks.py). Commands that run
+(trace list, trace show, audit), the webhook commands and login, logout and whoami talk to a Keeper over HTTP (cli_reads.py,
+cli_agent_reads.py, cli_feed.py, cli_writes.py, cli_trace.py, cli_webhooks.py, cli_login.py). Commands that run
 against a database on this machine (serve, import, log, key, grant) come from installed packages
 through the `lorebase.commands` entry points (plugins.py), so this package stays free of server
 code.
@@ -15,6 +15,7 @@ import click
 
 from lorebase_client.cli_agent_reads import AGENT_READ_COMMANDS
 from lorebase_client.cli_feed import FEED_COMMANDS
+from lorebase_client.cli_login import LOGIN_COMMANDS
 from lorebase_client.cli_reads import READ_COMMANDS, branch_group
 from lorebase_client.cli_trace import TRACE_COMMANDS
 from lorebase_client.cli_webhooks import WEBHOOK_COMMANDS
@@ -36,6 +37,7 @@ for _command in (
     *WRITE_COMMANDS,
     *TRACE_COMMANDS,
     *WEBHOOK_COMMANDS,
+    *LOGIN_COMMANDS,
 ):
     main.add_command(_command)
 for _command in BRANCH_WRITE_COMMANDS:

@@ -22,10 +22,19 @@ from lorebase_client.answers import Answer, Text
 from lorebase_client.client import LorebaseClient
 from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV, resolve_base_url
 from lorebase_client.errors import problem_of
+from lorebase_client.oidc_device import fresh_profile
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
-from lorebase_client.profiles import PROFILE_ENV, PROFILES_ENV, Profile, ProfileError, load_profile
+from lorebase_client.profiles import (
+    PROFILE_ENV,
+    PROFILES_ENV,
+    Profile,
+    ProfileError,
+    default_profiles_path,
+    load_profile,
+)
 from lorebase_client.routes import BranchMode
 from lorebase_core.errors import InvalidInput, LorebaseError
+from lorebase_core.profiles_file import readable_by_others
 
 DOMAIN_ENV = "LOREBASE_DOMAIN"
 BRANCH_MODES: dict[str, BranchMode] = {"overlay": "overlay", "copy": "copy"}
@@ -91,10 +100,22 @@ _PROFILE = "lorebase.profile"
 
 def _choose_profile(ctx: click.Context, param: click.Parameter, name: str | None) -> None:
     """Load the profile --profile names (an eager option: before the options it fills)."""
+    if not name:
+        ctx.meta[_PROFILE] = None
+        return
+    path = default_profiles_path()
     try:
-        ctx.meta[_PROFILE] = load_profile(name) if name else None
+        profile = load_profile(name, path)
+        # an OIDC access token expired (or about to) is refreshed before the command runs
+        ctx.meta[_PROFILE] = fresh_profile(profile, path)
     except ProfileError as error:
         raise click.BadParameter(str(error), ctx, param) from None
+    if readable_by_others(path):
+        click.echo(
+            f"warning: the profiles file {str(path)!r} holds credentials and others may read "
+            f"it: chmod 600 {str(path)!r}",
+            err=True,
+        )
 
 
 def _chosen_profile() -> Profile | None:

@@ -135,6 +135,10 @@ class LorebaseClient:
         """The caller: principal, type, how it authenticated, and its grants."""
         return self._json(routes.whoami())
 
+    def oidc_configuration(self) -> Answer:
+        """How to sign in with OIDC (issuer, client_id, endpoints, scopes, audience; no secret)."""
+        return self._json(routes.oidc_configuration())
+
     def domains(self) -> Answer:
         """The Domains the caller may read (`domains`: name, default_branch, created_at)."""
         return self._json(routes.domains())

@@ -107,6 +107,10 @@ def whoami() -> ApiRequest:
     return _get(api_path("auth", "whoami"))
 
 
+def oidc_configuration() -> ApiRequest:
+    return _get(api_path("auth", "oidc"))
+
+
 def domains() -> ApiRequest:
     return _get(api_path("domains"))
 

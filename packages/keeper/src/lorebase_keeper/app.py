@@ -10,6 +10,7 @@ from fastapi_offline import FastAPIOffline
 
 from lorebase_keeper.answers import AnswerCache
 from lorebase_keeper.auth import Authenticator, AuthModeHeader
+from lorebase_keeper.browser_headers import SecurityHeaders, install_cors
 from lorebase_keeper.csrf import CsrfCheck
 from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
 from lorebase_keeper.feed_stream import FeedState
@@ -43,6 +44,7 @@ from lorebase_keeper.segments import PathSegments
 from lorebase_keeper.text import ValidText
 from lorebase_keeper.trace.middleware import TraceMiddleware
 from lorebase_keeper.trace.recorder import Recorder
+from lorebase_keeper.web_files import WebFiles, check_dist
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
 from lorebase_store import Store
@@ -54,10 +56,13 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     """Keeper over `store` (opened from settings when not given, and closed with the app).
 
     Raises:
-        UnsafeSettings: auth mode `none` with a `keeper.host` that is not loopback, or
-            keeper.rate_limits.mode `shared` on SQLite.
+        UnsafeSettings: auth mode `none` with a `keeper.host` that is not loopback, an OIDC
+            mode without its issuer, keeper.rate_limits.mode `shared` on SQLite, or a
+            keeper.web.dist that is not a web app's build.
     """
     require_safe_auth(settings.keeper.host, settings.keeper.auth)
+    if settings.keeper.web.dist is not None:
+        check_dist(settings.keeper.web.dist)  # before the store opens
     owned = store is None
 
     @asynccontextmanager
@@ -111,6 +116,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.add_middleware(RequestLog)
     if settings.keeper.auth.mode == "none":
         app.add_middleware(AuthModeHeader)
+    install_cors(app, settings)  # outside the log: a preflight is answered before routing
+    app.add_middleware(SecurityHeaders, sessions=settings.keeper.auth.sessions)
     # the feed before revisions: /branches/{branch:path} would swallow /branches/main/changes
     for module in (
         health,
@@ -135,4 +142,6 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     ):
         app.include_router(module.router)
     install_openapi(app, settings)
+    if settings.keeper.web.dist is not None:
+        app.router.default = WebFiles(settings.keeper.web.dist, app.router.not_found)
     return app

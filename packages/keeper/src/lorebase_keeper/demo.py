@@ -15,16 +15,13 @@ demo key at a time. Other profiles in the file are kept.
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
-import tomllib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from lorebase_core.errors import Conflict, DomainNotFound
+from lorebase_core.profiles_file import read_profiles, write_profiles
 from lorebase_platform.settings import default_data_dir
 from lorebase_store import Store
 
@@ -85,71 +82,6 @@ def default_profiles_path() -> Path:
     """$LOREBASE_PROFILES, else `profiles.toml` in the data directory."""
     named = os.environ.get(PROFILES_ENV)
     return Path(named).expanduser() if named else default_data_dir() / "profiles.toml"
-
-
-def read_profiles(path: Path) -> dict[str, dict[str, Any]]:
-    """The profiles of `path` by name ({} when the file does not exist).
-
-    Raises:
-        ValueError: the file is not TOML, or holds something other than tables of profiles.
-    """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise ValueError(f"{str(path)!r} is not a TOML profiles file: {error}") from error
-    profiles: dict[str, dict[str, Any]] = {}
-    for name, profile in document.items():
-        if not isinstance(profile, dict) or not all(
-            isinstance(value, str | int | bool) for value in profile.values()
-        ):
-            raise ValueError(
-                f"{str(path)!r}: {name!r} is not a profile (a table of text, numbers or true/false); "
-                "fix or remove it, or give the demo another file with --profiles"
-            )
-        profiles[name] = profile
-    return profiles
-
-
-def _toml_value(value: str | int | bool) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    return json.dumps(value, ensure_ascii=False)  # a JSON string is a TOML basic string
-
-
-def _toml_key(name: str) -> str:
-    bare = name.replace("-", "").replace("_", "")
-    return name if bare.isascii() and bare.isalnum() else json.dumps(name, ensure_ascii=False)
-
-
-def write_profiles(path: Path, profiles: Mapping[str, Mapping[str, Any]]) -> None:
-    """Write `profiles` to `path`, readable and writable by the user only (0600).
-
-    The file is written beside `path` and renamed over it, so a reader never sees half of it,
-    and it never exists with wider permissions.
-    """
-    lines = [
-        "# Lorebase CLI profiles: `lorebase ... --profile NAME` or LOREBASE_PROFILE=NAME.",
-        "# They hold API keys: keep this file readable by you only (0600).",
-    ]
-    for name, profile in profiles.items():
-        lines += ["", f"[{_toml_key(name)}]"]
-        lines += [f"{_toml_key(key)} = {_toml_value(value)}" for key, value in profile.items()]
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=".profiles-", suffix=".tmp")
-    try:
-        os.fchmod(descriptor, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write("\n".join(lines) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def _ensure_grants(store: Store, demo: DemoPrincipal, domain: str) -> None:

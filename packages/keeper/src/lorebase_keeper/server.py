@@ -177,6 +177,10 @@ def server_config(
         ws="none",  # Keeper speaks no WebSocket (its streams are SSE)
         timeout_keep_alive=limits.keep_alive_s,
         limit_concurrency=limits.max_connections,
+        # behind a reverse proxy: the client's address and scheme from X-Forwarded-*, taken only
+        # from the proxies keeper.http.forwarded_allow_ips names
+        proxy_headers=True,
+        forwarded_allow_ips=limits.forwarded_allow_ips,
         log_level=log_level,
         log_config=_log_config(),
         # Keeper logs each answer by its route (lorebase.keeper.access); uvicorn's access log

@@ -7,6 +7,7 @@ Tests build `Settings(...)` directly instead of changing the environment.
 from __future__ import annotations
 
 import os
+import re
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +23,10 @@ from pydantic_settings import (
 from lorebase_platform.secrets import resolve_secret
 
 CONFIG_ENV = "LOREBASE_CONFIG"
+ORIGIN_FORM = re.compile(
+    r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?"
+)
+"""An origin as browsers send it: scheme://host[:port], nothing after."""
 _config_file: ContextVar[Path | None] = ContextVar("lorebase_config_file", default=None)
 
 
@@ -526,6 +531,22 @@ class HttpSettings(_Section):
         description="Origins (scheme://host[:port]) whose browser pages may call the API across "
         "origins (CORS); none by default.",
     )
+    forwarded_allow_ips: list[str] = Field(
+        default_factory=lambda: ["127.0.0.1"],
+        description="Addresses of reverse proxies whose X-Forwarded-For and X-Forwarded-Proto "
+        "Keeper trusts (uvicorn's forwarded_allow_ips; * trusts every client).",
+    )
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origins_have_their_form(cls, origins: list[str]) -> list[str]:
+        for origin in origins:
+            if ORIGIN_FORM.fullmatch(origin) is None:
+                raise ValueError(
+                    f"{origin!r} is not an origin: write scheme://host[:port] (http or https, "
+                    "no path, no trailing slash, no *), for example https://lore.example.com"
+                )
+        return origins
 
 
 class KeeperSettings(_Section):
