@@ -4,7 +4,7 @@ export UV_SYSTEM_CERTS := 1
 UV ?= uv
 RUN := $(UV) run --frozen
 
-.PHONY: help install demo test lint typecheck imports pytest bench security format
+.PHONY: help install test-deps demo test lint typecheck imports pytest bench security format
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -12,7 +12,11 @@ help: ## list the targets
 install: ## create the environment (.venv) with every package and tool
 	@command -v $(UV) >/dev/null || python3 -m pip install --quiet uv==0.13.8
 	$(UV) sync --frozen
-	npm ci --prefix tests/oidc --no-audit --no-fund
+
+# The tests' Node packages: the OpenID Connect provider the OIDC tests sign in at (tests/oidc).
+# `npm ci` runs only when the lock file is newer than what is installed.
+test-deps:
+	@[ tests/oidc/node_modules/.package-lock.json -nt tests/oidc/package-lock.json ] || npm ci --prefix tests/oidc --no-audit --no-fund
 
 # The demo's Keeper records the agent trace of the requests that opt in (Herald and the example
 # agent do; docs/trace.md) and runs Scribe's jobs in its process (docs/scribe.md).
@@ -34,7 +38,7 @@ typecheck: ## mypy strict on the packages
 pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 	$(RUN) pytest -q
 
-test: install lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
+test: install test-deps lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
 
 bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads, the event stream
 	$(RUN) python bench/store/run.py
@@ -47,7 +51,7 @@ bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, conte
 	$(RUN) python bench/feed/run.py
 	$(RUN) python bench/feed/webhooks.py
 
-security: install ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
+security: install test-deps ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
 	$(RUN) python scripts/security.py
 
 format: ## rewrite the code in the house format

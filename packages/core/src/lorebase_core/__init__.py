@@ -1,4 +1,8 @@
-"""Lorebase core: schema as code, value types and canonical forms, change sets, errors. No I/O."""
+"""Lorebase core: schema as code, value types and canonical forms, change sets, errors.
+
+No database or network I/O; the one file it touches is the CLI's profiles file (profiles_file),
+which the client and the demo share.
+"""
 
 from lorebase_core.changes import (
     Change,
