@@ -10,9 +10,14 @@ The run (docs/security.md):
 3. sends every operation of the published OpenAPI document without credentials and with an
    unknown key (as a Bearer token and as X-API-Key): each must answer `401 unauthorized` (an
    unauthenticated read is a failure), except those the document marks open (`security: []`);
-4. runs `schemathesis run` against `/openapi.json` once per role with that role's key, every
-   check and every phase (examples, coverage, fuzzing, stateful) on, within an equal share of
-   the time budget (`--budget-s`, `$LOREBASE_SECURITY_BUDGET_S`);
+4. runs `schemathesis run` against `/openapi.json` once per role with that role's credential,
+   every check and every phase (examples, coverage, fuzzing, stateful) on, within an equal
+   share of the time budget (`--budget-s`, `$LOREBASE_SECURITY_BUDGET_S`). Each auth mode has
+   its roles: API keys (viewer, supplier, agent, admin), a browser session signed in with a
+   viewer's key (the cookie and its X-CSRF-Token), and, on a second Keeper in auth mode `oidc`
+   over the same database, a viewer signed in at a real OpenID Connect provider on loopback
+   (tests/oidc, node) with its bearer token. The sweep of step 3 runs against both Keepers,
+   with an unknown session cookie and a token signed by a key the issuer does not hold too;
 5. stops Keeper, prints a table of the figures and writes them as JSON (`figures.json` in the
    output directory, beside each role's schemathesis reports and Keeper's log).
 
@@ -32,12 +37,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+
+from lorebase_core.sessions import csrf_token
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "scripts" / "security.toml"
@@ -45,25 +52,35 @@ SUPPLY = ROOT / "examples" / "supply"
 BIN = Path(sys.executable).parent
 DOMAIN = "supply"
 BUDGET_VARIABLE = "LOREBASE_SECURITY_BUDGET_S"
-DEFAULT_BUDGET_S = 300.0
+DEFAULT_BUDGET_S = 360.0
 BAD_KEY = "lbk_000000000000_not-a-key"
+BAD_SESSION = "lbs_" + "A" * 43
 CREDENTIALS: tuple[dict[str, str], ...] = (
     {},
     {"Authorization": f"Bearer {BAD_KEY}"},
     {"X-API-Key": BAD_KEY},
+    # with the token of that cookie, so the request passes the CSRF check and meets the 401
+    {"Cookie": f"lorebase_session={BAD_SESSION}", "X-CSRF-Token": csrf_token(BAD_SESSION)},
 )
-"""What the unauthenticated sweep sends: nothing, and an unknown key in each place."""
+"""What the unauthenticated sweep sends: nothing, an unknown key in each place, an unknown session."""
+OIDC_LOGIN = "sec-oidc-viewer"
 
 
 @dataclass(frozen=True)
 class Role:
-    """A principal of the run and the `lorebase grant add` arguments that make its role."""
+    """A principal of the run and the `lorebase grant add` arguments that make its role.
+
+    `credential` is how its requests authenticate: `api_key` (Authorization: Bearer), `session`
+    (a browser session signed in with the principal's key: the cookie and X-CSRF-Token) or
+    `oidc` (a bearer token of the OIDC provider, at the Keeper in auth mode oidc).
+    """
 
     name: str
     principal: str
     principal_type: str
     grants: tuple[tuple[str, ...], ...]
     description: str
+    credential: str = "api_key"
 
 
 ROLES = (
@@ -83,6 +100,22 @@ ROLES = (
         "service principal with the agent grants of docs/auth.md",
     ),
     Role("admin", "usr_admin", "user", (("admin",),), "administrator of the Domain"),
+    Role(
+        "session",
+        "usr_browser",
+        "user",
+        (("viewer",),),
+        "viewer in a browser session (cookie and X-CSRF-Token)",
+        credential="session",
+    ),
+    Role(
+        "oidc",
+        OIDC_LOGIN,
+        "user",
+        (("viewer",),),
+        "viewer signed in at the OIDC provider (bearer token, auth mode oidc)",
+        credential="oidc",
+    ),
 )
 """Readers first: the writers' runs change the data the later runs read."""
 
@@ -128,19 +161,38 @@ def main() -> int:
     out.mkdir(parents=True)
     roles = [role for role in ROLES if role.name in options.roles]
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="lorebase-security-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="lorebase-security-") as scratch, ExitStack() as stack:
         database = f"sqlite:///{Path(scratch) / 'lorebase.sqlite'}"
         lorebase("import", str(SUPPLY), "--database", database)
-        keys = {role.name: make_principal(role, database) for role in roles}
+        keys = {
+            role.name: make_principal(role, database) for role in roles if role.credential != "oidc"
+        }
         PATH_VALUES.update(seed_webhook(database))
-        with keeper(database, out / "keeper.log") as base_url:
-            openapi = httpx.get(f"{base_url}/openapi.json", timeout=30).json()
-            sweep = unauthenticated_sweep(base_url, openapi)
-            share = options.budget_s / len(roles)
-            figures = [
-                run_schemathesis(role, keys[role.name], base_url, share, options, out)
-                for role in roles
-            ]
+        base_url = stack.enter_context(keeper(database, out / "keeper.log"))
+        openapi = httpx.get(f"{base_url}/openapi.json", timeout=30).json()
+        sweep = unauthenticated_sweep(base_url, openapi)
+        urls = {role.name: base_url for role in roles}
+        headers = {
+            role.name: credential_headers(role, keys[role.name], base_url)
+            for role in roles
+            if role.credential != "oidc"
+        }
+        oidc_roles = [role for role in roles if role.credential == "oidc"]
+        if oidc_roles:
+            provider = stack.enter_context(oidc_provider())
+            oidc_url = stack.enter_context(
+                keeper(database, out / "keeper-oidc.log", oidc_issuer=provider.issuer)
+            )
+            oidc_openapi = httpx.get(f"{oidc_url}/openapi.json", timeout=30).json()
+            merge_sweeps(sweep, unauthenticated_sweep(oidc_url, oidc_openapi, oidc=provider))
+            for role in oidc_roles:
+                urls[role.name] = oidc_url
+                headers[role.name] = oidc_headers(role, provider, oidc_url, database)
+        share = options.budget_s / len(roles)
+        figures = [
+            run_schemathesis(role, headers[role.name], urls[role.name], share, options, out)
+            for role in roles
+        ]
     report = {
         "seed": options.seed,
         "budget_s": options.budget_s,
@@ -253,6 +305,50 @@ def seed_webhook(database: str) -> dict[str, str]:
         store.close()
 
 
+def credential_headers(role: Role, secret: str, base_url: str) -> dict[str, str]:
+    """The headers of a role's requests: its key, or the session it signs in to with the key."""
+    if role.credential == "api_key":
+        return {"Authorization": f"Bearer {secret}"}
+    answer = httpx.post(f"{base_url}/api/v1/auth/session", json={"api_key": secret}, timeout=30)
+    if answer.status_code != 201:
+        raise SystemExit(f"signing in {role.principal} failed: {answer.status_code} {answer.text}")
+    cookie = answer.cookies.get("lorebase_session")
+    if not cookie:
+        raise SystemExit("POST /api/v1/auth/session set no lorebase_session cookie")
+    return {"Cookie": f"lorebase_session={cookie}", "X-CSRF-Token": answer.json()["csrf_token"]}
+
+
+@contextmanager
+def oidc_provider() -> Iterator[Any]:
+    """The real OpenID Connect provider of the tests (tests/oidc, node) on a loopback port."""
+    from lorebase_keeper.testing import OidcProvider
+
+    with OidcProvider() as provider:
+        yield provider
+
+
+def oidc_headers(role: Role, provider: Any, base_url: str, database: str) -> dict[str, str]:
+    """A bearer token of `role` signed in at the provider, its principal made and granted.
+
+    The first request with the token makes the principal (with no grants), as a first sign-in
+    does; then an administrator grants it, with `lorebase grant add`.
+    """
+    token = provider.access_token(role.principal)
+    auth = {"Authorization": f"Bearer {token}"}
+    whoami = httpx.get(f"{base_url}/api/v1/auth/whoami", headers=auth, timeout=30)
+    if whoami.status_code != 200:
+        raise SystemExit(f"the OIDC token was refused: {whoami.status_code} {whoami.text}")
+    principal = whoami.json()["principal"]
+    for grant in role.grants:
+        lorebase("grant", "add", principal, *grant, "--domain", DOMAIN, "--database", database)
+    return auth
+
+
+def merge_sweeps(into: dict[str, Any], other: dict[str, Any]) -> None:
+    into["requests"] += other["requests"]
+    into["failures"] += other["failures"]
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -261,8 +357,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def keeper(database: str, log: Path) -> Iterator[str]:
-    """`lorebase serve` with API keys on a free loopback port; its base URL."""
+def keeper(database: str, log: Path, *, oidc_issuer: str | None = None) -> Iterator[str]:
+    """`lorebase serve` on a free loopback port; its base URL.
+
+    API keys by default; with `oidc_issuer`, auth mode oidc with the tests' provider there.
+    """
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("LOREBASE")}
     # event streams close after 2 s, so a schemathesis case reading one never waits long;
@@ -273,7 +372,15 @@ def keeper(database: str, log: Path) -> Iterator[str]:
         "LOREBASE__KEEPER__RATE_LIMITS__ENABLED": "false",
     }
     command = [str(BIN / "lorebase"), "serve", "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--auth", "api_key", "--database", database]
+    if oidc_issuer is not None:
+        from lorebase_keeper.testing import OIDC_AUDIENCE
+
+        env |= {
+            "LOREBASE__KEEPER__AUTH__OIDC__ISSUER": oidc_issuer,
+            "LOREBASE__KEEPER__AUTH__OIDC__CLIENT_ID": "lorebase-web",
+            "LOREBASE__KEEPER__AUTH__OIDC__AUDIENCE": json.dumps([OIDC_AUDIENCE]),
+        }
+    command += ["--auth", "oidc" if oidc_issuer else "api_key", "--database", database]
     with log.open("w", encoding="utf-8") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env)
         base_url = f"http://127.0.0.1:{port}"
@@ -306,11 +413,23 @@ def wait_for(base_url: str, process: subprocess.Popen[bytes]) -> None:
 # -- the unauthenticated sweep --------------------------------------------------------------------
 
 
-def unauthenticated_sweep(base_url: str, openapi: dict[str, Any]) -> dict[str, Any]:
-    """Every operation that needs credentials, without them and with an unknown key: 401."""
+def unauthenticated_sweep(
+    base_url: str, openapi: dict[str, Any], *, oidc: Any = None
+) -> dict[str, Any]:
+    """Every operation that needs credentials, without them and with unknown ones: 401.
+
+    With `oidc` (the provider), also tokens the Keeper in auth mode oidc must refuse: one signed
+    by a key the issuer does not hold, and one of the issuer that has expired.
+    """
     failures: list[dict[str, Any]] = []
     requests = 0
     open_operations = []
+    credentials = list(CREDENTIALS)
+    if oidc is not None:
+        credentials += [
+            {"Authorization": f"Bearer {foreign_token(oidc)}"},
+            {"Authorization": f"Bearer {oidc.sign(oidc.claims(OIDC_LOGIN, exp=1))}"},
+        ]
     with httpx.Client(base_url=base_url, timeout=30) as client:
         for path, methods in sorted(openapi["paths"].items()):
             for method, operation in sorted(methods.items()):
@@ -319,7 +438,7 @@ def unauthenticated_sweep(base_url: str, openapi: dict[str, Any]) -> dict[str, A
                     continue
                 url = path.format(**PATH_VALUES)
                 body = {} if method in {"post", "put", "patch"} else None
-                for headers in CREDENTIALS:
+                for headers in credentials:
                     requests += 1
                     answer = client.request(method, url, json=body, headers=headers)
                     code = problem_code(answer)
@@ -333,6 +452,16 @@ def unauthenticated_sweep(base_url: str, openapi: dict[str, Any]) -> dict[str, A
                             }
                         )
     return {"requests": requests, "open": open_operations, "failures": failures}
+
+
+def foreign_token(provider: Any) -> str:
+    """A token with the issuer's claims and key id, signed by a key the issuer never held."""
+    import jwt
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    claims = provider.claims(OIDC_LOGIN)
+    return jwt.encode(claims, key, algorithm="RS256", headers={"kid": provider.kid})
 
 
 def problem_code(answer: httpx.Response) -> str | None:
@@ -355,7 +484,7 @@ def schemathesis_version() -> str:
 
 def run_schemathesis(
     role: Role,
-    secret: str,
+    headers: dict[str, str],
     base_url: str,
     budget_s: float,
     options: argparse.Namespace,
@@ -364,7 +493,12 @@ def run_schemathesis(
     """One `schemathesis run` as `role`, within `budget_s` seconds; its figures."""
     reports = out / role.name
     command = [str(BIN / "schemathesis"), "--config-file", str(CONFIG), "--no-color", "run"]
-    command += [f"{base_url}/openapi.json", "--header", f"Authorization: Bearer {secret}"]
+    command += [f"{base_url}/openapi.json"]
+    for name, value in headers.items():
+        command += ["--header", f"{name}: {value}"]
+    if role.credential == "session":
+        # signing in again or out would end the session the run authenticates with
+        command += ["--exclude-path", "/api/v1/auth/session"]
     command += ["--checks", "all", "--phases", "examples,coverage,fuzzing,stateful"]
     command += ["--max-time", str(max(1, int(budget_s))), "--seed", str(options.seed)]
     command += ["--workers", str(options.workers), "--request-timeout", "30"]

@@ -4,7 +4,8 @@
 changes something (an agent-flow write is one request, so it counts once; notes of the agent
 trace count as writes, agent-trace.md), `reads` everything else (POST reads such as /query and
 /traverse, and the event stream, which counts once when opened). `None`: not limited (health,
-and the browser session routes: signing in is guarded by the key or code it checks).
+and the browser session routes: signing in is guarded by the key or code it checks; the OIDC
+sign-in parameters, which need no credential).
 
 A test checks that every route of the app is listed here, so a new route cannot go unclassified.
 """
@@ -26,6 +27,7 @@ RATE_CLASSES: dict[str, RateClass | None] = {
     "GET /api/v1/auth/session": None,
     "POST /api/v1/auth/session": None,
     "DELETE /api/v1/auth/session": None,
+    "GET /api/v1/auth/oidc": None,
     "GET /api/v1/auth/whoami": "reads",
     "GET /api/v1/domains": "reads",
     # the feed
