@@ -173,3 +173,14 @@ def test_serve_off_loopback_starts_when_the_setting_allows_it(tmp_path: Path) ->
         assert url.startswith("http://127.0.0.2:")
         assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200
     assert SETTING in log.read_text()
+
+
+@pytest.mark.parametrize("mode", ["oidc", "api_key+oidc"])
+def test_serve_with_an_oidc_auth_flag_and_no_issuer_says_what_to_set(
+    tmp_path: Path, mode: str
+) -> None:
+    runner = CliRunner(env={"LOREBASE_CONFIG": None})
+    database = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    result = runner.invoke(serve, ["--auth", mode, "--database", database])
+    assert result.exit_code == 1, result.output
+    assert "keeper.auth.oidc.issuer" in result.stderr

@@ -11,14 +11,14 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, cast, get_args
 
 import click
 
 from lorebase_core.errors import ImportOverwrites, InvalidInput, LorebaseError
 from lorebase_keeper.background import Background, start_background
 from lorebase_keeper.demo import PROFILES_ENV, default_profiles_path, demo_instructions, setup_demo
-from lorebase_platform.settings import Settings, load_settings
+from lorebase_platform.settings import AuthMode, Settings, load_settings
 from lorebase_store import Store, import_directory
 
 config_option = click.option(
@@ -160,10 +160,11 @@ def _overwrite_line(entry: dict[str, Any]) -> str:
 @click.option(
     "--auth",
     "auth_mode",
-    type=click.Choice(["none", "api_key"]),
+    type=click.Choice(list(get_args(AuthMode))),
     default=None,
-    help="Authentication (default: keeper.auth.mode, api_key); none makes every request a "
-    "local administrator, on loopback only (refused elsewhere); `lorebase demo` uses keys.",
+    help="Authentication (default: keeper.auth.mode, api_key); oidc takes tokens of "
+    "keeper.auth.oidc's issuer; none makes every request a local administrator, on loopback "
+    "only (refused elsewhere); `lorebase demo` uses keys.",
 )
 @scribe_option
 @config_option
@@ -179,7 +180,7 @@ def serve(
     """Start Keeper, the REST server."""
     settings = command_settings(config_file, database_url)
     if auth_mode is not None:
-        settings.keeper.auth.mode = "none" if auth_mode == "none" else "api_key"
+        settings.keeper.auth.mode = cast(AuthMode, auth_mode)
     if host is not None:
         settings.keeper.host = host
     run_keeper(settings, port=port, with_scribe=with_scribe)

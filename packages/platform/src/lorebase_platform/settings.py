@@ -184,6 +184,10 @@ class TraceSettings(_Section):
     )
 
 
+AuthMode = Literal["none", "api_key", "oidc", "api_key+oidc"]
+"""keeper.auth.mode: who a request comes from (docs/auth.md, "Modes")."""
+
+
 class SessionSettings(_Section):
     """keeper.auth.sessions: browser sessions made by POST /api/v1/auth/session (docs/auth.md)."""
 
@@ -394,7 +398,7 @@ class WebSettings(_Section):
 
 
 class AuthSettings(_Section):
-    mode: Literal["none", "api_key", "oidc", "api_key+oidc"] = Field(
+    mode: AuthMode = Field(
         default="api_key",
         description="none: every request is a local administrator (a quick look on loopback); "
         "api_key: requests carry an API key (Authorization: Bearer or X-API-Key) or a browser "
