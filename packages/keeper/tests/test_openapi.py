@@ -56,6 +56,7 @@ async def test_the_document_requires_an_api_key_except_on_the_probes(
         if operation.get("security") == []
     )
     assert open_operations == [
+        "DELETE /api/v1/auth/session",
         "GET /api/v1/auth/oidc",
         "GET /healthz",
         "GET /readyz",

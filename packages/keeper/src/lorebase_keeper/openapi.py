@@ -7,7 +7,7 @@ installed `fastapi-offline` package, so it works offline.
 
 With API keys (`keeper.auth.mode: api_key`) every operation requires one, as a Bearer token or
 the `X-API-Key` header (docs/auth.md), or a browser session cookie, except the probes, signing
-in and GET /api/v1/auth/oidc, which declare `security: []`. The OIDC modes declare the issuer
+in and out and GET /api/v1/auth/oidc, which declare `security: []`. The OIDC modes declare the issuer
 as an `openIdConnect` scheme (its bearer tokens; `api_key+oidc` also the key schemes). With
 `none` the document declares no requirement, which is what that mode does.
 """
