@@ -89,6 +89,11 @@ def _add_notes(store: Store) -> None:
     commit_changes(store, changes, domain="notes", message="Notes with awkward keys")
 
 
+SHARED_KEEPER = Settings(keeper={"auth": {"mode": "api_key"}, "rate_limits": {"enabled": False}})
+"""The session's Keeper: every test of the session writes as the same admin, faster than the
+default write burst (60) allows, so its rate limits are off; Keeper's tests check the limits."""
+
+
 @pytest.fixture(scope="session")
 def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
     directory = tmp_path_factory.mktemp("keeper")
@@ -107,7 +112,7 @@ def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
         supply_head, supply_import = revisions[0].id, revisions[-1].id
         store.create_tag("supply", "v1", supply_head, created_by="usr_tester")
         store.create_tag("supply", "import/2026-10-01", supply_import, created_by="usr_tester")
-        app = create_app(Settings(keeper={"auth": {"mode": "api_key"}}), store=store)
+        app = create_app(SHARED_KEEPER, store=store)
         with serve_in_thread(app) as url:
             yield LiveKeeper(
                 url,

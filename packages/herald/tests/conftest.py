@@ -61,6 +61,9 @@ def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
             keeper={
                 "auth": {"mode": "api_key"},
                 "trace": {"enabled": True, "flush_interval_s": 0.05},
+                # The session's tests share principals and write faster than the default
+                # write burst allows; Keeper's own tests check the limits.
+                "rate_limits": {"enabled": False},
             }
         )
         app = create_app(settings, store=store)

@@ -83,7 +83,7 @@ class Stream:
 def served(store: Store, settings: Settings) -> Iterator[httpx.Client]:
     with (
         serve_in_thread(create_app(settings, store=store)) as url,
-        httpx.Client(base_url=url, timeout=10) as client,
+        httpx.Client(base_url=url, timeout=30) as client,  # roomy: CI machines are loaded
     ):
         yield client
 

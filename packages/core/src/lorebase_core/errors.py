@@ -31,7 +31,9 @@ of its own):
     │   ├── MergeOutsideScope         403 merge-outside-scope
     │   ├── AttributeForbidden        403 attribute-forbidden
     │   ├── ClearanceForbidden        403 clearance-forbidden (a webhook clearance not held)
-    │   └── CsrfRejected              403 csrf (a cookie-authenticated unsafe request)
+    │   ├── CsrfRejected              403 csrf (a cookie-authenticated unsafe request)
+    │   ├── OriginNotAllowed          403 origin_not_allowed (Guide: an Origin not allowed)
+    │   └── CrossSiteRefused          403 cross_site (Guide: Sec-Fetch-Site cross-site)
     ├── NotFound                      404 not-found
     │   ├── DomainNotFound            404 domain-not-found
     │   ├── BranchNotFound            404 branch-not-found
@@ -54,11 +56,15 @@ of its own):
     │   └── DeliveryNotFound          404 delivery-not-found
     ├── MethodNotAllowed              405 method-not-allowed (the answer has an Allow header)
     ├── RequestTimeout                408 request-timeout (a body that did not arrive in time)
+    ├── LengthRequired                411 length-required (Guide: a body without Content-Length)
     ├── BodyTooLarge                  413 body-too-large (keeper.max_body_bytes)
     ├── TooManyRequests               429 too-many-requests (the answer has a Retry-After header)
     │   ├── TooManyStreams            429 too-many-streams (agents.feed.max_streams_*)
     │   ├── RateLimited               429 rate-limited (keeper.rate_limits)
-    │   └── QuotaExceeded             429 quota-exceeded (a daily quota of keeper.rate_limits)
+    │   ├── QuotaExceeded             429 quota-exceeded (a daily quota of keeper.rate_limits)
+    │   ├── CallerRateLimited         429 rate (Guide: guide.limits per minute)
+    │   ├── CallerConcurrencyLimited  429 concurrent (Guide: max_concurrent_per_caller)
+    │   └── GuideBusy                 429 busy (Guide: max_concurrent, verifications, callers)
     ├── UnsafeSettings                500 unsafe-settings (a process refuses to start with them)
     ├── BackgroundUnavailable         500 background-unavailable (`serve --scribe` without Scribe)
     ├── NotImplementedYet             501 not-implemented (a planned part of the API)
@@ -66,6 +72,8 @@ of its own):
     ├── ModelUnavailable              502 model-unavailable (a chat endpoint failed or is down)
     ├── ModelAnswerInvalid            502 model-answer-invalid (invalid after the repair call)
     ├── IdentityProviderUnavailable   502 identity-provider-unavailable (the OIDC issuer)
+    ├── KeeperUnavailable             502 keeper_unavailable (Guide: Keeper did not answer)
+    ├── EmbeddingUnavailable          502 embedding-unavailable (no usable embedding model)
     └── Conflict                      409 conflict
         ├── AlreadyExists             409 already-exists
         │   └── BranchNameTaken       409 branch-name-taken (differs only in case)
@@ -805,3 +813,68 @@ class SignInUnavailable(Conflict):
 
     code = "sign-in-unavailable"
     title = "Sign-in not available"
+
+
+class OriginNotAllowed(Forbidden):
+    """Guide: a browser request whose Origin is not in guide.http.allowed_origins."""
+
+    code = "origin_not_allowed"
+    title = "Origin not allowed"
+
+
+class CrossSiteRefused(Forbidden):
+    """Guide: a request marked Sec-Fetch-Site: cross-site that names no allowed Origin."""
+
+    code = "cross_site"
+    title = "Cross-site request refused"
+
+
+class LengthRequired(LorebaseError):
+    """Guide: a request body sent without Content-Length (chunked), which Guide does not take."""
+
+    status = 411
+    code = "length-required"
+    title = "Content-Length required"
+
+
+class CallerRateLimited(TooManyRequests):
+    """Guide: more explorations or embeddings per minute than guide.limits allow a caller."""
+
+    code = "rate"
+    title = "Rate limit reached"
+
+
+class CallerConcurrencyLimited(TooManyRequests):
+    """Guide: the caller already runs guide.limits.max_concurrent_per_caller explorations."""
+
+    code = "concurrent"
+    title = "Too many explorations at once"
+
+
+class GuideBusy(TooManyRequests):
+    """Guide: every exploration slot, credential check or caller window is taken."""
+
+    code = "busy"
+    title = "Guide is busy"
+
+
+class KeeperUnavailable(LorebaseError):
+    """Guide: Keeper could not be reached or answered an error where it must not.
+
+    The detail names Keeper's address and what happened, never a credential.
+    """
+
+    status = 502
+    code = "keeper_unavailable"
+    title = "Keeper unavailable"
+
+
+class EmbeddingUnavailable(LorebaseError):
+    """No usable embedding model: the bundled one missing, or the endpoint failed or is down.
+
+    The detail names the model (and the endpoint's host) and what happened, never a text.
+    """
+
+    status = 502
+    code = "embedding-unavailable"
+    title = "Embedding model unavailable"
