@@ -1292,9 +1292,7 @@ class GuideKeeperSettings(_Section):
     base_url: str = Field(
         default="http://127.0.0.1:8080", description="Keeper's address (http://host:port)."
     )
-    timeout_s: float = Field(
-        default=30.0, gt=0, description="Seconds one Keeper request may take."
-    )
+    timeout_s: float = Field(default=30.0, gt=0, description="Seconds one Keeper request may take.")
 
 
 class GuideHttpSettings(_Section):
@@ -1458,7 +1456,8 @@ class Settings(BaseSettings):
         default_factory=HeraldSettings, description="Herald: Lorebase over MCP."
     )
     inference: InferenceSettings = Field(
-        default_factory=InferenceSettings, description="Chat and embedding models (the example agent, Guide, Scribe)."
+        default_factory=InferenceSettings,
+        description="Chat and embedding models (the example agent, Guide, Scribe).",
     )
     webhooks: WebhookSettings = Field(
         default_factory=WebhookSettings, description="Webhooks and their delivery."
