@@ -3,7 +3,8 @@
 
 `endpoint_for(settings.inference.llm, task)` resolves one endpoint (a task's overrides, its
 secrets); `ChatModel(endpoint).structured(messages, schema, name=...)` answers a JSON object
-valid against the schema. `embedder_for(settings.inference.embeddings)` turns texts into
+valid against the schema; `ModeMemory` (`mode_memory_for(settings)`) remembers in a file which
+structured-output mode an endpoint takes. `embedder_for(settings.inference.embeddings)` turns texts into
 vectors, offline with the bundled all-MiniLM-L6-v2 or through an endpoint.
 `lorebase_inference.testing` holds the scripted model server of tests.
 """
@@ -18,6 +19,7 @@ from lorebase_inference.embeddings import (
     embedder_for,
 )
 from lorebase_inference.endpoint import ChatEndpoint, endpoint_for
+from lorebase_inference.mode_memory import ModeMemory, RequestShape, clear_modes, mode_memory_for
 
 __all__ = [
     "ChatEndpoint",
@@ -27,9 +29,13 @@ __all__ = [
     "EndpointEmbedder",
     "LocalEmbedder",
     "Mode",
+    "ModeMemory",
+    "RequestShape",
     "StructuredAnswer",
     "Usage",
     "bundled_model_dir",
+    "clear_modes",
     "embedder_for",
     "endpoint_for",
+    "mode_memory_for",
 ]
