@@ -192,11 +192,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_runtest_protocol(
     item: pytest.Item, nextitem: pytest.Item | None
 ) -> Generator[None, object, object]:
-    _guard.item = item
+    outer, _guard.item = _guard.item, item
     try:
         return (yield)
     finally:
-        _guard.item = None
+        _guard.item = outer
 
 
 def _phase() -> Generator[None, object, object]:
