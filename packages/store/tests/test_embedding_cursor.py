@@ -53,13 +53,16 @@ def test_a_backfill_pages_through_the_head_and_resumes(supply: Store) -> None:
     assert cursor.position == first.until
     assert cursor.backfilled_at is None  # not finished
     second = page(supply, limit=100)
-    assert second.backfill and second.done and second.remaining == 0
+    assert second.backfill
+    assert second.done
+    assert second.remaining == 0
     assert len(second.records) == RECORDS - 100
     assert not {(r.kind, r.key) for r in first.records} & {(r.kind, r.key) for r in second.records}
     save(supply, second)
     assert len(stored(supply)) == RECORDS
     finished = supply.embedding_cursor("supply")
-    assert finished is not None and finished.backfilled_at is not None
+    assert finished is not None
+    assert finished.backfilled_at is not None
     after = page(supply)
     assert (after.records, after.backfill, after.done) == ((), False, True)
 
@@ -126,4 +129,5 @@ def test_a_new_schema_or_a_reset_starts_a_backfill(supply: Store) -> None:
     assert "manager:" in source
     supply.commit(change_request(schema=load_schema(source)), [])
     again = page(supply)
-    assert again.backfill and len(again.records) == RECORDS
+    assert again.backfill
+    assert len(again.records) == RECORDS
