@@ -16,22 +16,27 @@ the cursor is still where the page was read from, so a Scribe that lost its leas
 writes nothing twice.
 
 The text embedded for a Record is the one the lexical index holds (`text.document`): its title
-and its readable `string` and `text` values, never those of sensitive Attributes. It is a value:
-callers must never log it.
+and its `string` and `text` values, never those of sensitive Attributes; a value of an Attribute
+declared with a `vocabulary:` is followed by its everyday words, as POST /resolve reads them
+(`PL (Poland, Polish)`), so that a question about "Polish suppliers" is near the Records in PL.
+It is a value: callers must never log it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import sqlalchemy as sa
 
 from lorebase_core.errors import Conflict, quoted
+from lorebase_core.resolve.codes import standard_words
+from lorebase_core.schema import KindDef
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
-from lorebase_store.search.text import document
+from lorebase_store.search.text import record_title, searchable_attributes
 from lorebase_store.search.vectors import put_vector
 from lorebase_store.versioned.schemas import schema_at
 from lorebase_store.versioned.views import load_branch, load_domain
@@ -134,9 +139,22 @@ class SavedEmbeddings:
     backfilled: bool
 
 
-def embedding_text(title: str, body: str) -> str:
-    """The text embedded for a Record: its title, then its other searchable values."""
-    return f"{title}\n{body}" if body else title
+def embedding_text(kind: KindDef, key: str, values: Mapping[str, Any]) -> str:
+    """The text embedded for a Record: its title, then its other searchable values (one a
+    line), each code of a declared vocabulary followed by its everyday words."""
+    lines = [record_title(kind, key, values)]
+    for name in searchable_attributes(kind):
+        value = values.get(name)
+        if name == kind.title or value is None:
+            continue
+        vocabulary = kind.attributes[name].vocabulary
+        words = (
+            [word for word, _ in standard_words(vocabulary).get(str(value), ())]
+            if vocabulary
+            else []
+        )
+        lines.append(f"{value} ({', '.join(words)})" if words else str(value))
+    return "\n".join(lines)
 
 
 def embedding_work(
@@ -167,7 +185,7 @@ def embedding_work(
             kind = schema.kinds.get(row.kind)
             text = None
             if kind is not None and not row.deleted:
-                text = embedding_text(*document(kind, row.record_key, row.values_json))
+                text = embedding_text(kind, row.record_key, row.values_json)
             records.append(RecordText(row.kind, row.record_key, text))
         if records:
             last = records[-1]
