@@ -118,9 +118,29 @@ kinds:
 )
 
 
+PLAIN = load_schema(
+    """
+domain: {name: plain}
+kinds:
+  Note:
+    key: [code]
+    attributes:
+      code: {type: string}
+"""
+)
+
+
 def test_vectors() -> None:
-    with pytest.raises(SemanticUnavailable):
-        parse({"mode": "semantic", "query_vector": [1, 2, 3]})
+    for mode in ("semantic", "hybrid"):
+        with pytest.raises(SemanticUnavailable):
+            parse_search(
+                {"q": "x", "mode": mode, "query_vector": [1, 2, 3]},
+                PLAIN,
+                ALL,
+                default_limit=20,
+                max_limit=100,
+            )
+    assert parse({"mode": "semantic", "query_vector": [0.1] * 384}).model == "all-MiniLM-L6-v2"
     request = parse_search(
         {"mode": "semantic", "query_vector": [1, 2, 3]},
         EMBEDDED,

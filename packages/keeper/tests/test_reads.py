@@ -168,7 +168,9 @@ async def test_schema_examples_are_the_five_questions(http: httpx.AsyncClient) -
 
 @pytest.mark.anyio
 async def test_schema_names_the_search_embedding(http: httpx.AsyncClient) -> None:
-    assert (await read(http, f"{SUPPLY}/schema"))["search"] == {"embedding": None}
+    assert (await read(http, f"{SUPPLY}/schema"))["search"] == {
+        "embedding": {"model": "all-MiniLM-L6-v2", "dimensions": 384}
+    }
 
 
 @pytest.mark.anyio

@@ -202,8 +202,23 @@ async def test_the_embedding_level_is_skipped_with_a_reason(http: httpx.AsyncCli
     ]
     with_vector = (await resolve(http, {"text": "frobnicated", "query_vector": [0.1, 0.2]})).json()
     assert with_vector["candidates"] == []
-    assert with_vector["skipped"][0]["level"] == "embedding"
-    assert "embedding" in with_vector["skipped"][0]["reason"]
+    assert with_vector["skipped"] == [
+        {"level": "embedding", "reason": "query_vector has 2 numbers, the model 384"}
+    ]
+
+
+async def test_the_embedding_level_needs_an_embedding_model(library: Store) -> None:
+    app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=library)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://k.test") as http:
+        body = {"text": "frobnicated", "query_vector": [0.1, 0.2]}
+        answer = (await http.post("/api/v1/domains/library/resolve", json=body)).json()
+    assert answer["skipped"] == [
+        {
+            "level": "embedding",
+            "reason": "the Domain declares no embedding model (search.embedding)",
+        }
+    ]
 
 
 async def test_too_many_candidates_are_truncated(supply: Store, keys: Keys) -> None:

@@ -115,9 +115,9 @@ async def test_etag(http: httpx.AsyncClient) -> None:
         pytest.param(
             {"mode": "semantic", "query_vector": [1.0]},
             422,
-            "semantic_unavailable",
-            ["mode"],
-            id="semantic",
+            "search-invalid",
+            ["query_vector"],
+            id="vector-length",
         ),
         pytest.param({"q": "x", "kinds": ["Nope"]}, 404, "kind-not-found", None, id="kind"),
         pytest.param({"q": "x", "traits": ["Nope"]}, 404, "trait-not-found", None, id="trait"),
@@ -213,11 +213,37 @@ async def test_vectors_semantic_and_hybrid(notes_http: httpx.AsyncClient) -> Non
         assert_problem(short, 422, "search-invalid")
 
 
-async def test_storing_a_vector_needs_an_embedding_and_a_grant(
+@pytest.fixture
+def library_http(library: Store) -> httpx.AsyncClient:
+    """An administrator's client of a Keeper over the library Domain (no search.embedding)."""
+    app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=library)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://k.test")
+
+
+async def test_semantic_needs_an_embedding(library_http: httpx.AsyncClient) -> None:
+    async with library_http as http:
+        search = "/api/v1/domains/library/search"
+        for mode in ("semantic", "hybrid"):
+            body = {"q": "x", "mode": mode, "query_vector": [1.0]}
+            problem = assert_problem(
+                await http.post(search, json=body), 422, "semantic_unavailable"
+            )
+            issues = problem["issues"]
+            assert isinstance(issues, list)
+            assert [issue["path"] for issue in issues] == ["mode"]
+        path = "/api/v1/domains/library/kinds/Book/records/B-0001/vector"
+        stored = await http.put(path, json={"model": "m", "vector": [1.0]})
+        assert_problem(stored, 422, "semantic_unavailable")
+
+
+async def test_storing_a_vector_needs_the_model_and_a_grant(
     http: httpx.AsyncClient, keys: Keys
 ) -> None:
     path = "/api/v1/domains/supply/kinds/Part/records/P-10004/vector"
     body = {"model": "m", "vector": [1.0]}
-    assert_problem(await http.put(path, json=body), 422, "semantic_unavailable")
+    problem = assert_problem(await http.put(path, json=body), 422, "search-invalid")
+    issues = problem["issues"]
+    assert isinstance(issues, list)
+    assert sorted(issue["path"] for issue in issues) == ["model", "vector"]
     viewer = await http.put(path, json=body, headers=Keys.header(keys.viewer))
     assert_problem(viewer, 403, "forbidden")

@@ -324,7 +324,7 @@ async def test_vectors_of_invisible_kinds_answer_like_unknown_kinds(world: World
     visible = await world.api.put(
         f"{API}/kinds/Part/records/P-10028/vector", json=body, headers=world["part_editor"]
     )
-    assert_problem(visible, 422, "semantic_unavailable")  # past the scope: the example has none
+    assert_problem(visible, 422, "search-invalid")  # past the scope: model "m" is not the schema's
 
 
 async def _feature(world: World, name: str, *, supplier: bool, part: bool) -> None:

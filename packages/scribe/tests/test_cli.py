@@ -20,12 +20,13 @@ SCRIPT = shutil.which("lorebase-scribe") or str(
 
 
 def scribe_env(**extra: str) -> dict[str, str]:
-    """The environment of a Scribe process: no settings file, the webhook jobs off."""
+    """The environment of a Scribe process: no settings file, the webhook and embedding jobs off."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("LOREBASE")}
     env.update(
         {
             "LOREBASE__SCRIBE__JOBS__WEBHOOK_DELIVERY__ENABLED": "false",
             "LOREBASE__SCRIBE__JOBS__WEBHOOK_PRUNE__ENABLED": "false",
+            "LOREBASE__SCRIBE__JOBS__RECORD_EMBEDDINGS__ENABLED": "false",
             "LOREBASE__SCRIBE__IDLE_SLEEP_S": "0.2",
             "LOREBASE__SCRIBE__WORKER_ID": "scribe-under-test",
             **extra,

@@ -250,9 +250,9 @@ def test_deleted_records_are_not_semantic_hits(notes: Store) -> None:
     assert "Note/N-2" not in refs(result)
 
 
-def test_semantic_needs_an_embedding_and_the_right_length(supply: Store, notes: Store) -> None:
+def test_semantic_needs_an_embedding_and_the_right_length(library: Store, notes: Store) -> None:
     with pytest.raises(SemanticUnavailable):
-        run(supply, {"mode": "semantic", "query_vector": [1.0]})
+        run(library, {"mode": "semantic", "query_vector": [1.0]}, domain="library")
     with pytest.raises(SearchInvalid) as raised:
         run(notes, {"mode": "semantic", "query_vector": [1.0, 2.0]}, domain="notes")
     assert [issue.path for issue in raised.value.issues] == ["query_vector"]

@@ -2,6 +2,7 @@
 
     lorebase-scribe run            # run due jobs until SIGTERM or SIGINT
     lorebase-scribe run --once     # run every due job once, then exit (1 if one failed)
+    lorebase-scribe embed --domain supply [--backfill]   # embed a Domain's due Records now
 
 Settings come from the one settings tree (`--config`, else $LOREBASE_CONFIG; the scribe.*
 section), like `lorebase serve`. A signal lets the running job finish, then Scribe stops.
@@ -13,21 +14,27 @@ import logging
 import signal
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import click
 from pydantic import ValidationError
 
 from lorebase_core.errors import LorebaseError
 from lorebase_platform.settings import Settings, load_settings, settings_problems
+from lorebase_scribe.embedding import embed_domain
+from lorebase_scribe.jobs import LazyEmbedder
 from lorebase_scribe.runner import Scribe
 from lorebase_store import Store
 
 
 @click.group()
 def main() -> None:
-    """Lorebase Scribe: webhook deliveries, statistics recounts, pruning (docs/scribe.md)."""
+    """Lorebase Scribe: webhook deliveries, Record embeddings, statistics recounts, pruning
+    (docs/scribe.md)."""
 
 
 def _settings(config_file: Path | None, database_url: str | None) -> Settings:
@@ -40,22 +47,27 @@ def _settings(config_file: Path | None, database_url: str | None) -> Settings:
     return settings
 
 
+def _store_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--config and --database, as every command takes them."""
+    command = click.option(
+        "--database",
+        "database_url",
+        default=None,
+        metavar="URL",
+        help="Database URL (sqlite:///PATH or postgresql://...); overrides database.url.",
+    )(command)
+    return click.option(
+        "--config",
+        "config_file",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="Settings file (default: $LOREBASE_CONFIG).",
+    )(command)
+
+
 @main.command("run")
 @click.option("--once", is_flag=True, help="Run every due job once, then exit (1 if one failed).")
-@click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Settings file (default: $LOREBASE_CONFIG).",
-)
-@click.option(
-    "--database",
-    "database_url",
-    default=None,
-    metavar="URL",
-    help="Database URL (sqlite:///PATH or postgresql://...); overrides database.url.",
-)
+@_store_options
 def run(once: bool, config_file: Path | None, database_url: str | None) -> None:
     """Run Scribe's jobs: until SIGTERM or SIGINT, or once with --once."""
     logging.basicConfig(
@@ -66,6 +78,7 @@ def run(once: bool, config_file: Path | None, database_url: str | None) -> None:
         store = Store.from_settings(settings.database)
     except LorebaseError as exc:
         raise click.ClickException(exc.detail) from None
+    scribe = None
     try:
         scribe = Scribe(store, settings)
         if once:
@@ -80,7 +93,41 @@ def run(once: bool, config_file: Path | None, database_url: str | None) -> None:
             return
         _run_until_signalled(scribe)
     finally:
+        if scribe is not None:
+            scribe.close()
         store.close()
+
+
+@main.command("embed")
+@click.option("--domain", required=True, metavar="NAME", help="The Domain to embed.")
+@click.option(
+    "--backfill",
+    is_flag=True,
+    help="Embed every Record of the head again, not only those changed since the last run.",
+)
+@_store_options
+def embed(domain: str, backfill: bool, config_file: Path | None, database_url: str | None) -> None:
+    """Embed a Domain's due Records now, until none is (what the record_embeddings job does)."""
+    settings = _settings(config_file, database_url)
+    try:
+        store = Store.from_settings(settings.database)
+    except LorebaseError as exc:
+        raise click.ClickException(exc.detail) from None
+    embedder = LazyEmbedder(settings)
+    started = time.perf_counter()
+    try:
+        if backfill:
+            store.reset_embeddings(domain)
+        report = embed_domain(store, embedder, settings.inference.embeddings, domain)
+    except LorebaseError as exc:
+        raise click.ClickException(exc.detail) from None
+    finally:
+        embedder.close()
+        store.close()
+    duration_ms = (time.perf_counter() - started) * 1000
+    click.echo(f"record_embeddings {domain} done {duration_ms:.1f} ms: {report.summary()}")
+    if report.skipped is not None:
+        sys.exit(1)
 
 
 def _run_until_signalled(scribe: Scribe) -> None:

@@ -11,7 +11,9 @@ duration, with the run's summary or error; never a value or a secret.
 A commit wakes an idle Scribe (`CommitWatch`): every commit writes an event, which
 `Store.event_notices()` hears of by PostgreSQL's LISTEN/NOTIFY (across processes) or, on
 SQLite, by polling the event table every agents.feed.poll_interval_s; the watch then brings the
-`webhook_delivery` row due now (whichever Scribe takes it first delivers) and ends the idle wait.
+`webhook_delivery` and `record_embeddings` rows due now (whichever Scribe takes one first runs
+it) and ends the idle wait. A run that answers `RunReport(more=True)` (a backfill longer than one
+run) is due again at once.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ from lorebase_scribe.jobs import KINDS, JobContext, JobKind
 from lorebase_store import Job, Store
 
 logger = logging.getLogger("lorebase.scribe")
+
+COMMIT_DRIVEN = ("webhook_delivery", "record_embeddings")
+"""The kinds of job a commit brings due at once (it has deliveries, or Records to embed)."""
 
 Outcome = Literal["done", "failed", "lost"]
 
@@ -138,7 +143,7 @@ class Scribe:
         """Run passes until `request_stop`; between passes that found nothing due, wait
         scribe.idle_sleep_s, or until a commit brings webhook deliveries due (`CommitWatch`)."""
         watch = None
-        if "webhook_delivery" in self.kinds:
+        if any(kind in self.kinds for kind in COMMIT_DRIVEN):
             watch = CommitWatch(
                 self.store,
                 self._commit_noticed,
@@ -153,6 +158,7 @@ class Scribe:
         finally:
             if watch is not None:
                 watch.stop()
+            self.context.close()
 
     def _pass(self) -> bool:
         """One pass; whether it ran a job. A store that cannot be reached (a database restarting)
@@ -163,8 +169,14 @@ class Scribe:
             logger.warning("pass failed, next after scribe.idle_sleep_s: %s", error_text(exc))
             return False
 
+    def close(self) -> None:
+        """Release what the jobs made (the embedding model's connections); `run` does it."""
+        self.context.close()
+
     def _commit_noticed(self) -> None:
-        self.store.jobs.make_due("webhook_delivery")
+        for kind in COMMIT_DRIVEN:
+            if kind in self.kinds:
+                self.store.jobs.make_due(kind)
         self.wake()
 
     def _run(self, job: Job) -> JobOutcome:
@@ -172,7 +184,7 @@ class Scribe:
         job_settings = kind.settings(self.settings)
         started = time.perf_counter()
         try:
-            summary = kind.run(self.context, job.domain)
+            result = kind.run(self.context, job.domain)
         except Exception as exc:  # every failure of a job is recorded on its row
             summary = error_text(exc)
             kept = self.store.jobs.fail(
@@ -183,7 +195,12 @@ class Scribe:
                 wait_s=self.settings.webhooks.backoff_max_s,
             )
             return self._outcome(job, "failed" if kept else "lost", started, summary)
-        kept = self.store.jobs.finish(job, interval_s=job_settings.interval_s)
+        summary, more = (
+            (result, False) if isinstance(result, str) else (result.summary, result.more)
+        )
+        # a run that left work (a long backfill) is due again at once: the next pass goes on
+        interval_s = 0.0 if more else job_settings.interval_s
+        kept = self.store.jobs.finish(job, interval_s=interval_s)
         return self._outcome(job, "done" if kept else "lost", started, summary)
 
     def _outcome(self, job: Job, outcome: Outcome, started: float, summary: str) -> JobOutcome:

@@ -13,7 +13,7 @@ The parts behind it:
 | `commits/` | a change set becomes one Revision: row writes, statistics |
 | `reads/` | `Reader`: Records, Links, history, lineage, diff, queries, context reads, resolve |
 | `writes/` | `Writes`: executions, task branches, Proposals, merges, the audit log |
-| `health/`, `search/`, `graph/` | the health report, search, traversals and neighborhoods |
+| `health/`, `search/`, `graph/` | the health report, search (and the Records whose vectors are due), traversals and neighborhoods |
 | `feed/` | following a branch: its events, the polling feed, `EventNotices` |
 | `access` | principals, API keys and grants |
 | `oidc_identities` | which principal an OIDC issuer's subject is |
@@ -88,7 +88,16 @@ from lorebase_store.results import (
     RecordVersion,
     RevisionInfo,
 )
-from lorebase_store.search import Correction, SearchHit, SearchResult
+from lorebase_store.search import (
+    Correction,
+    EmbeddingCursor,
+    EmbeddingPosition,
+    EmbeddingWork,
+    RecordText,
+    SavedEmbeddings,
+    SearchHit,
+    SearchResult,
+)
 from lorebase_store.sessions import NewSession, SessionInfo, SessionMethod
 from lorebase_store.store import Store
 from lorebase_store.trace.read_audit import AuditItem, AuditPage, ReadAuditEntry
@@ -181,6 +190,9 @@ __all__ = [
     "DryRun",
     "DuplicateGroup",
     "Duplicates",
+    "EmbeddingCursor",
+    "EmbeddingPosition",
+    "EmbeddingWork",
     "EncryptionKeyInvalid",
     "EventBatch",
     "EventNotices",
@@ -229,11 +241,13 @@ __all__ = [
     "RateWindows",
     "ReadAuditEntry",
     "Reader",
+    "RecordText",
     "RecordVersion",
     "RelationHealth",
     "ResolveMiss",
     "Review",
     "RevisionInfo",
+    "SavedEmbeddings",
     "SearchHit",
     "SearchResult",
     "SeedVersion",

@@ -39,7 +39,8 @@ from lorebase_store.results import (
     DomainInfo,
     RevisionInfo,
 )
-from lorebase_store.search import put_vector
+from lorebase_store.search import embedding_cursor, put_vector
+from lorebase_store.search.embedding_cursor import EmbeddingCursor, EmbeddingWork, SavedEmbeddings
 from lorebase_store.trace import pruning, read_audit, sessions, writing
 from lorebase_store.trace.read_audit import AuditPage, ReadAuditEntry
 from lorebase_store.trace.steps import (
@@ -234,6 +235,42 @@ class Store:
         """Store (or replace) a Record's vector for a model, in its own write transaction."""
         with write_transaction(self.engine) as connection:
             return put_vector(connection, domain_id, kind, key, model, vector, updated_by)
+
+    # -- vectors made by Scribe (docs/scribe.md) ---------------------------------------------
+    def embedding_work(
+        self, domain: str, *, model: str, dimensions: int, limit: int
+    ) -> EmbeddingWork:
+        """The next page of the Records of `domain` whose vectors for `model` are due: those
+        its default branch changed since the embedding cursor, or every one (a backfill)."""
+        with read_transaction(self.engine) as connection:
+            return embedding_cursor.embedding_work(
+                connection, domain, model=model, dimensions=dimensions, limit=limit
+            )
+
+    def save_embeddings(
+        self,
+        work: EmbeddingWork,
+        model: str,
+        vectors: Sequence[Sequence[float] | None],
+        *,
+        updated_by: str,
+    ) -> SavedEmbeddings:
+        """Store a page's vectors (None: drop it) and move the cursor past it, in one
+        transaction; 409 Conflict when the cursor moved since the page was read."""
+        with write_transaction(self.engine) as connection:
+            return embedding_cursor.save_embeddings(
+                connection, work, model, vectors, updated_by=updated_by
+            )
+
+    def embedding_cursor(self, domain: str) -> EmbeddingCursor | None:
+        """Where the record_embeddings job stands for `domain` (None: it has not started)."""
+        with read_transaction(self.engine) as connection:
+            return embedding_cursor.read_cursor(connection, load_domain(connection, domain).id)
+
+    def reset_embeddings(self, domain: str) -> bool:
+        """Make the next record_embeddings run of `domain` a backfill; whether it had a cursor."""
+        with write_transaction(self.engine) as connection:
+            return embedding_cursor.reset_embeddings(connection, domain)
 
     def find_branch(self, domain: str, name: str) -> BranchInfo | None:
         """The live branch `name`, or None when there is none (no list of every branch)."""

@@ -314,6 +314,24 @@ record_vectors = sa.Table(
     sa.Column("updated_by", sa.String(255), nullable=False),
 )
 
+# where Scribe's record_embeddings job stands per Domain: the last (from_seq, kind, key) of the
+# default branch's head rows whose vector it stored (0, "", "": a backfill), and what it read them
+# under (docs/scribe.md)
+embedding_cursors = sa.Table(
+    "embedding_cursors",
+    metadata,
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), primary_key=True),
+    sa.Column("model", sa.String(255), nullable=False),
+    sa.Column("branch_id", sa.Integer, nullable=False),
+    sa.Column("schema_digest", sa.String(64), nullable=False),
+    sa.Column("seq", sa.Integer, nullable=False),
+    sa.Column("kind", sa.String(63), nullable=False),
+    sa.Column("record_key", sa.String(1024), nullable=False),
+    # when the last backfill (a pass over every Record of the head) finished; NULL during one
+    sa.Column("backfilled_at", sa.String(32), nullable=True),
+    sa.Column("updated_at", sa.String(32), nullable=False),
+)
+
 # -- writes (docs/writes.md): executions, Proposals, reviews, merges, Conflicts, audit -----------
 
 invocations = sa.Table(
