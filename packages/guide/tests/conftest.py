@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from opentelemetry.sdk.trace.export import SpanExporter
@@ -64,6 +65,8 @@ class Recording:
 
     app: ASGIApp
     requests: list[KeeperRequest] = field(default_factory=list)
+    whoami_delay_s: float = 0.0
+    """Seconds GET /api/v1/auth/whoami waits before Keeper answers (a slow Keeper)."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -72,6 +75,8 @@ class Recording:
                 for name, value in scope["headers"]
             }
             self.requests.append(KeeperRequest(scope["method"], scope["path"], headers))
+            if scope["path"] == "/api/v1/auth/whoami" and self.whoami_delay_s:
+                await anyio.sleep(self.whoami_delay_s)
         await self.app(scope, receive, send)
 
 
@@ -125,9 +130,7 @@ def scripted_model() -> Iterator[ScriptedModelServer]:
         yield server
 
 
-def guide_settings(
-    keeper_url: str, model: ScriptedModelServer, **guide: Any
-) -> Settings:
+def guide_settings(keeper_url: str, model: ScriptedModelServer, **guide: Any) -> Settings:
     """Settings of a Guide reading `keeper_url` with `model` for chat and embeddings; `guide`
     merges into the guide section (`http={"allow_anonymous": True}`)."""
     section: dict[str, Any] = {
@@ -160,13 +163,16 @@ async def answering_explorer(
 ) -> AsyncIterator[Event]:
     """A stand-in of the exploration loop for the HTTP tests: one real model call, then the
     events of a run that found nothing."""
-    yield "session", {
-        "session_id": "guide-0",
-        "domain": exploration.domain,
-        "branch": exploration.branch,
-        "model": model.endpoint.model,
-        "max_steps": exploration.max_steps,
-    }
+    yield (
+        "session",
+        {
+            "session_id": "guide-0",
+            "domain": exploration.domain,
+            "branch": exploration.branch,
+            "model": model.endpoint.model,
+            "max_steps": exploration.max_steps,
+        },
+    )
     answer = await model.structured(
         [{"role": "user", "content": exploration.question}],
         {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
@@ -174,13 +180,16 @@ async def answering_explorer(
     )
     yield "thought", {"step": 1, "text": str(answer.value["text"])}
     yield "answer", {"text": "Not found in the graph.", "citations": [], "found": False}
-    yield "done", {
-        "session_id": "guide-0",
-        "steps": 0,
-        "outcome": "not_found",
-        "tokens": {"input": 1, "output": 1},
-        "elapsed_ms": 1,
-    }
+    yield (
+        "done",
+        {
+            "session_id": "guide-0",
+            "steps": 0,
+            "outcome": "not_found",
+            "tokens": {"input": 1, "output": 1},
+            "elapsed_ms": 1,
+        },
+    )
 
 
 @contextmanager

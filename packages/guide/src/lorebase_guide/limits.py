@@ -77,18 +77,19 @@ class CallerLimits:
         """Take an exploration slot of `principal` and count it in its window, or refuse (429
         busy, concurrent or rate)."""
         settings = self.settings
-        if self.running >= settings.max_concurrent:
-            raise GuideBusy(
-                f"Guide runs {self.running} explorations, as many as guide.limits."
-                "max_concurrent allows: try again shortly",
-                retry_after_s=SLOT_RETRY_AFTER_S,
-            )
         now = self.clock()
         caller = self._caller(principal, now)
+        # the caller's own running explorations first: that is what it can do something about
         if caller.running >= settings.max_concurrent_per_caller:
             raise CallerConcurrencyLimited(
                 f"You run {caller.running} exploration(s) already, as many as guide.limits."
                 "max_concurrent_per_caller allows: wait for it to end, or stop it",
+                retry_after_s=SLOT_RETRY_AFTER_S,
+            )
+        if self.running >= settings.max_concurrent:
+            raise GuideBusy(
+                f"Guide runs {self.running} explorations, as many as guide.limits."
+                "max_concurrent allows: try again shortly",
                 retry_after_s=SLOT_RETRY_AFTER_S,
             )
         self._charge(caller, "explore", settings.explorations_per_minute, now)
