@@ -161,3 +161,29 @@ def test_logs_hold_no_value_of_a_request(
     assert "lorebase_guide.access post /explore 200" in logged
     for word in ("zanzibarian", "quokkas", "gearboxes", key.lower(), "bearer"):
         assert word not in logged
+
+
+def test_an_unexpected_error_is_a_generic_500_logged_without_its_message(
+    keeper: LiveKeeper, scripted_model: ScriptedModelServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    def failing(exploration, caller, **_):  # type: ignore[no-untyped-def]
+        raise RuntimeError(f"failed on {exploration.question}")
+
+    caplog.set_level(logging.DEBUG)
+    with serve_guide(guide_settings(keeper.url, scripted_model), explorer=failing) as url:
+        response = httpx.post(
+            f"{url}/explore",
+            json=QUESTION,
+            headers={"Authorization": f"Bearer {keeper.keys['admin']}"},
+        )
+        assert_problem(response, 500, "internal")
+        # the slot came back: the next request is not refused as concurrent
+        again = httpx.post(
+            f"{url}/explore",
+            json=QUESTION,
+            headers={"Authorization": f"Bearer {keeper.keys['admin']}"},
+        )
+        assert again.status_code == 500
+    assert "quokkas" not in response.text
+    assert "quokkas" not in caplog.text
+    assert "unexpected error: RuntimeError" in caplog.text

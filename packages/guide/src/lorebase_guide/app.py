@@ -3,7 +3,7 @@
 `create_app(settings)` builds the app `lorebase-guide serve` runs. Refusals are problem
 documents (application/problem+json) in Keeper's shape, with Retry-After on a 429 and
 WWW-Authenticate on a 401; anything unexpected is a 500 with a generic detail and a log line
-naming only the exception's type.
+naming only the exception's type (`telemetry.RequestTelemetry` contains it).
 """
 
 from __future__ import annotations
@@ -107,7 +107,6 @@ def create_app(
         exception_handlers={
             LorebaseError: _lorebase_error,
             HTTPException: _http_error,
-            Exception: _unexpected,
         },
         lifespan=lifespan,
     )
@@ -157,9 +156,3 @@ async def _http_error(request: Request, error: Exception) -> Response:
     )
     document = problem(error.status_code, code, code.replace("-", " ").capitalize(), detail)
     return _problem_response(document, error.status_code, dict(error.headers or {}))
-
-
-async def _unexpected(request: Request, error: Exception) -> Response:
-    logger.error("unexpected error: %s", type(error).__name__)
-    document = problem(500, "internal", "Internal error", "Guide failed on this request")
-    return _problem_response(document, 500)

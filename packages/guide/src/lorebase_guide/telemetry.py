@@ -19,6 +19,7 @@ from opentelemetry.sdk.trace.export import SpanExporter
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem, render_problem
 from lorebase_platform.settings import TelemetrySettings
 from lorebase_platform.telemetry import Metrics, tracer_provider
 
@@ -30,6 +31,7 @@ EMBEDDINGS = "lorebase.guide.embeddings"
 REFUSED = "lorebase.guide.refused"
 
 access_log = logging.getLogger("lorebase_guide.access")
+logger = logging.getLogger("lorebase_guide.telemetry")
 
 
 class GuideTelemetry:
@@ -83,11 +85,13 @@ class RequestTelemetry:
         parent = self._propagator.extract(carrier) if carrier else None
         status = 500
         started = time.perf_counter()
+        answered = False
 
         async def sending(message: Message) -> None:
-            nonlocal status
+            nonlocal status, answered
             if message["type"] == "http.response.start":
                 status = int(message["status"])
+                answered = True
             await send(message)
 
         with self.telemetry.tracer.start_as_current_span(
@@ -95,6 +99,14 @@ class RequestTelemetry:
         ) as span:
             try:
                 await self.app(scope, receive, sending)
+            except Exception as error:
+                # Contained here, not re-raised: the server's own error log would print the
+                # exception's message, which may quote a value.
+                logger.error("unexpected error: %s", type(error).__name__)
+                span.set_attribute("error.type", type(error).__name__)
+                status = 500
+                if not answered:
+                    await _internal_error(send)
             finally:
                 route = route_of(scope)
                 elapsed = time.perf_counter() - started
@@ -108,3 +120,20 @@ class RequestTelemetry:
                 self.telemetry.requests.add(1, attributes)
                 self.telemetry.duration.record(elapsed, attributes)
                 access_log.info("%s %s %d %.1f ms", method, route, status, elapsed * 1000)
+
+
+async def _internal_error(send: Send) -> None:
+    body = render_problem(
+        problem(500, "internal", "Internal error", "Guide failed on this request")
+    )
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 500,
+            "headers": [
+                (b"content-type", PROBLEM_CONTENT_TYPE.encode()),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
