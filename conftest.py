@@ -9,6 +9,10 @@ serving the GGUF of `local_model_path()` (`bash scripts/fetch-model.sh` fetches 
 session. Without the file they skip with a reason, except when LOREBASE_TEST_REQUIRE_MODEL=1
 (.ci/run sets it once the fetch worked), where a missing model is an error.
 
+A guard (the plugin lorebase_inference.model_guard) fails any test that is not marked `model`
+and still reaches a real model: a connection to an address off loopback, or to the port of a
+running LocalModelServer, or starting one.
+
 `oidc_provider` is a real OpenID Connect provider on loopback (node, tests/oidc), one per session.
 """
 
@@ -26,6 +30,8 @@ import pytest
 from lorebase_inference.testing import LocalModelServer, local_model_path
 from lorebase_keeper.testing import OidcProvider
 from lorebase_store import Store, import_directory
+
+pytest_plugins = ["lorebase_inference.model_guard"]
 
 POSTGRES_DSN = os.environ.get("LOREBASE_TEST_POSTGRES_DSN")
 ROOT = Path(__file__).parent
