@@ -33,18 +33,20 @@ import anyio
 import httpx
 import pytest
 from opentelemetry.sdk.trace.export import SpanExporter
+from opentelemetry.trace import Tracer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase_guide.app import create_app
 from lorebase_guide.exploration import Caller, Event, Exploration
 from lorebase_guide.service import Explorer
+from lorebase_guide.tools import QueryEmbedder
 from lorebase_inference import ChatModel
-from lorebase_inference.embeddings import Embedder
 from lorebase_inference.testing import ScriptedModelServer
 from lorebase_keeper.app import create_app as create_keeper_app
 from lorebase_keeper.demo import setup_demo
 from lorebase_keeper.testing import serve_in_thread
 from lorebase_platform.settings import Settings
+from lorebase_platform.telemetry import Metrics
 from lorebase_store import Store, import_directory
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -158,8 +160,10 @@ async def answering_explorer(
     *,
     settings: Settings,
     model: ChatModel,
-    embedder: Embedder | None,
+    embedder: QueryEmbedder | None,
     keeper_transport: httpx.AsyncBaseTransport | None = None,
+    metrics: Metrics | None = None,
+    tracer: Tracer | None = None,
 ) -> AsyncIterator[Event]:
     """A stand-in of the exploration loop for the HTTP tests: one real model call, then the
     events of a run that found nothing."""

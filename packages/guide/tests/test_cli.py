@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from packages.guide.tests.conftest import LiveKeeper
 
 from lorebase_guide.cli import main
+from lorebase_inference import mode_memory_for
+from lorebase_platform.settings import load_settings
 
 SCRIPT = Path(sys.executable).parent / "lorebase-guide"
 
@@ -76,3 +78,28 @@ def test_help_names_the_commands() -> None:
     assert result.exit_code == 0
     assert "serve" in result.output
     assert "modes" in result.output
+
+
+def test_modes_clear_empties_the_mode_memory(tmp_path: Path) -> None:
+    config = tmp_path / "lorebase.yaml"
+    config.write_text(f"guide:\n  data_dir: '{tmp_path / 'guide'}'\n")
+    settings = load_settings(config)
+    memory = mode_memory_for(settings)
+    memory.put("a" * 64, "json_object")
+    memory.put("b" * 64, "plain")
+    result = CliRunner().invoke(main, ["modes", "clear", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "cleared 2 remembered mode(s)" in result.output
+    assert mode_memory_for(settings).get("a" * 64) is None
+    again = CliRunner().invoke(main, ["modes", "clear", "--config", str(config)])
+    assert "cleared 0 remembered mode(s)" in again.output
+
+
+def test_modes_clear_refuses_a_file_that_is_not_a_mode_memory(tmp_path: Path) -> None:
+    config = tmp_path / "lorebase.yaml"
+    config.write_text(f"guide:\n  data_dir: '{tmp_path}'\n  mode_memory_file: other.json\n")
+    (tmp_path / "other.json").write_text("[1, 2]")
+    result = CliRunner().invoke(main, ["modes", "clear", "--config", str(config)])
+    assert result.exit_code == 1
+    assert "cannot clear" in result.output
+    assert (tmp_path / "other.json").read_text() == "[1, 2]"

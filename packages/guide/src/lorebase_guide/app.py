@@ -31,8 +31,7 @@ from lorebase_guide.routes.health import healthz, readyz
 from lorebase_guide.service import Explorer, Guide, guide_of
 from lorebase_guide.telemetry import GuideTelemetry, RequestTelemetry
 from lorebase_guide.verification import Verifier
-from lorebase_inference import ChatModel, endpoint_for
-from lorebase_inference.embeddings import Embedder, embedder_for
+from lorebase_inference import ChatModel, Embedder, embedder_for, endpoint_for, mode_memory_for
 from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem, render_problem
 from lorebase_platform.settings import Settings
 
@@ -80,7 +79,10 @@ def create_app(
         ),
         limits=CallerLimits(settings.guide.limits),
         telemetry=telemetry,
-        model=ChatModel(endpoint_for(settings.inference.llm, settings.guide.agent.task)),
+        model=ChatModel(
+            endpoint_for(settings.inference.llm, settings.guide.agent.task),
+            memory=mode_memory_for(settings),
+        ),
         embedder=embedder if embedder is not None else _embedder(settings),
         explorer=explorer,
         keeper_transport=keeper_transport,

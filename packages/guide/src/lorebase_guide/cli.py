@@ -68,9 +68,13 @@ def modes() -> None:
 @CONFIG_OPTION
 def clear(config_file: Path | None) -> None:
     """Delete every remembered mode (guide.data_dir / guide.mode_memory_file)."""
-    from lorebase_inference import clear_modes
+    from lorebase_inference import clear_modes, mode_memory_for
 
-    settings = _settings(config_file)
-    path = Path(settings.guide.data_dir).expanduser() / settings.guide.mode_memory_file
-    removed = clear_modes(path)
+    path = mode_memory_for(_settings(config_file)).path
+    if path is None:  # pragma: no cover - mode_memory_for always names a file
+        raise click.ClickException("no mode memory file is configured")
+    try:
+        removed = clear_modes(path)
+    except (OSError, ValueError) as error:
+        raise click.ClickException(f"cannot clear {str(path)!r}: {error}") from None
     click.echo(f"cleared {removed} remembered mode(s) in {path}")

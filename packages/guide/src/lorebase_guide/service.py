@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import httpx
+from opentelemetry.trace import Tracer
 from starlette.requests import Request
 
 from lorebase_core.errors import EmbeddingUnavailable
@@ -15,10 +16,11 @@ from lorebase_guide.exploration import Caller, Event, Exploration
 from lorebase_guide.limits import CallerLimits
 from lorebase_guide.origins import OriginPolicy
 from lorebase_guide.telemetry import GuideTelemetry
+from lorebase_guide.tools import QueryEmbedder
 from lorebase_guide.verification import Verifier
-from lorebase_inference import ChatModel
-from lorebase_inference.embeddings import Embedder
+from lorebase_inference import ChatModel, Embedder
 from lorebase_platform.settings import Settings
+from lorebase_platform.telemetry import Metrics
 
 logger = logging.getLogger("lorebase_guide.service")
 
@@ -33,8 +35,10 @@ class Explorer(Protocol):
         *,
         settings: Settings,
         model: ChatModel,
-        embedder: Embedder | None,
+        embedder: QueryEmbedder | None,
         keeper_transport: httpx.AsyncBaseTransport | None = None,
+        metrics: Metrics | None = None,
+        tracer: Tracer | None = None,
     ) -> AsyncIterator[Event]: ...
 
 
@@ -64,6 +68,8 @@ class Guide:
     async def aclose(self) -> None:
         await self.verifier.aclose()
         await self.model.aclose()
+        if self.embedder is not None:
+            self.embedder.close()
         self.telemetry.shutdown()
 
 

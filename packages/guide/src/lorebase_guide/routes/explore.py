@@ -42,6 +42,8 @@ async def explore(request: Request) -> Response:
             model=guide.model,
             embedder=guide.embedder,
             keeper_transport=guide.keeper_transport,
+            metrics=guide.telemetry.metrics,
+            tracer=guide.telemetry.tracer,
         )
     except BaseException:
         slot.release()
