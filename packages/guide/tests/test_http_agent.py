@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
+from packages.guide.tests.conftest import LiveKeeper, events_of, guide_settings, serve_guide
 
 from lorebase_inference.testing import ScriptedModelServer
-from packages.guide.tests.conftest import LiveKeeper, events_of, guide_settings, serve_guide
 
 QUESTION = "Which parts have a single supplier, zanzibar quokka?"
 SINGLE_SOURCED = ["Part/P-10007", "Part/P-10019", "Part/P-10033"]
@@ -49,7 +49,8 @@ def test_an_exploration_over_http_reads_keeper_as_the_caller(
     assert response.status_code == 200, response.text
     events = events_of(response.text)
     names = [name for name, _ in events]
-    assert names[0] == "session" and names[-2:] == ["answer", "done"]
+    assert names[0] == "session"
+    assert names[-2:] == ["answer", "done"]
     assert "tool_call" in names
     answer = dict(events)["answer"]
     assert answer["found"] is True
