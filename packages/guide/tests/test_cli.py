@@ -1,0 +1,105 @@
+"""`lorebase-guide`: serve starts a Guide that answers, modes clear empties the mode memory."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from click.testing import CliRunner
+from packages.guide.tests.conftest import LiveKeeper
+
+from lorebase_guide.cli import main
+from lorebase_inference import mode_memory_for
+from lorebase_platform.settings import load_settings
+
+SCRIPT = Path(sys.executable).parent / "lorebase-guide"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_serve_answers_healthz_and_readyz(keeper: LiveKeeper, tmp_path: Path) -> None:
+    config = tmp_path / "lorebase.yaml"
+    config.write_text(
+        f"guide:\n  keeper: {{base_url: '{keeper.url}'}}\n  data_dir: '{tmp_path}'\n"
+        "  http: {allowed_origins: ['http://app.example']}\n"
+    )
+    port = free_port()
+    environment = {
+        name: value for name, value in os.environ.items() if not name.startswith("LOREBASE")
+    }
+    process = subprocess.Popen(
+        [str(SCRIPT), "serve", "--config", str(config), "--port", str(port)],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                health = httpx.get(f"{url}/healthz", timeout=1)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                assert time.monotonic() < deadline, "lorebase-guide serve did not listen"
+                time.sleep(0.1)
+        assert health.json() == {"status": "ok"}
+        assert httpx.get(f"{url}/readyz").status_code == 200
+        refused = httpx.post(f"{url}/explore", json={"domain": "supply", "question": "q"})
+        assert refused.status_code == 401
+    finally:
+        process.terminate()
+        output, _ = process.communicate(timeout=30)
+    text = output.decode()
+    assert "POST /explore 401" in text  # the access log: method, route, status, duration
+    assert f"127.0.0.1:{port}" in text
+
+
+def test_serve_refuses_a_bad_config(tmp_path: Path) -> None:
+    config = tmp_path / "lorebase.yaml"
+    config.write_text("guide:\n  http: {port: 99999}\n")
+    result = CliRunner().invoke(main, ["serve", "--config", str(config)])
+    assert result.exit_code == 1
+    assert "port" in result.output
+
+
+def test_help_names_the_commands() -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    assert result.exit_code == 0
+    assert "serve" in result.output
+    assert "modes" in result.output
+
+
+def test_modes_clear_empties_the_mode_memory(tmp_path: Path) -> None:
+    config = tmp_path / "lorebase.yaml"
+    config.write_text(f"guide:\n  data_dir: '{tmp_path / 'guide'}'\n")
+    settings = load_settings(config)
+    memory = mode_memory_for(settings)
+    memory.put("a" * 64, "json_object")
+    memory.put("b" * 64, "plain")
+    result = CliRunner().invoke(main, ["modes", "clear", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    assert "cleared 2 remembered mode(s)" in result.output
+    assert mode_memory_for(settings).get("a" * 64) is None
+    again = CliRunner().invoke(main, ["modes", "clear", "--config", str(config)])
+    assert "cleared 0 remembered mode(s)" in again.output
+
+
+def test_modes_clear_refuses_a_file_that_is_not_a_mode_memory(tmp_path: Path) -> None:
+    config = tmp_path / "lorebase.yaml"
+    config.write_text(f"guide:\n  data_dir: '{tmp_path}'\n  mode_memory_file: other.json\n")
+    (tmp_path / "other.json").write_text("[1, 2]")
+    result = CliRunner().invoke(main, ["modes", "clear", "--config", str(config)])
+    assert result.exit_code == 1
+    assert "cannot clear" in result.output
+    assert (tmp_path / "other.json").read_text() == "[1, 2]"
