@@ -10,9 +10,10 @@ import pytest
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest,
 )
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from lorebase_platform.settings import TelemetrySettings
-from lorebase_platform.telemetry import Metrics
+from lorebase_platform.telemetry import Metrics, tracer_provider
 
 
 class Collector(ThreadingHTTPServer):
@@ -99,3 +100,26 @@ def test_an_endpoint_receives_the_counters_over_otlp_http(collector: Collector) 
         "lorebase-test"
     )
     metrics.shutdown()
+
+
+def test_histograms_count_what_they_record() -> None:
+    metrics = Metrics(TelemetrySettings(), "lorebase-test")
+    duration = metrics.histogram("lorebase.test.duration", "Seconds")
+    duration.record(0.5, {"route": "/a"})
+    duration.record(1.5, {"route": "/a"})
+    duration.record(0.1, {"route": "/b"})
+    assert metrics.count("lorebase.test.duration") == 3
+    assert metrics.count("lorebase.test.duration", {"route": "/a"}) == 2
+    assert metrics.count("lorebase.test.other") == 0
+    metrics.shutdown()
+
+
+def test_a_tracer_provider_sends_spans_to_its_exporters() -> None:
+    spans = InMemorySpanExporter()
+    provider = tracer_provider(TelemetrySettings(), "lorebase-test", [spans])
+    with provider.get_tracer("test").start_as_current_span("work"):
+        pass
+    [span] = spans.get_finished_spans()
+    assert span.name == "work"
+    assert span.resource.attributes["service.name"] == "lorebase-test"
+    provider.shutdown()

@@ -1,17 +1,22 @@
-"""Metrics through OpenTelemetry, exported over OTLP/HTTP when `telemetry.otlp_endpoint` is set.
+"""Metrics and spans through OpenTelemetry, exported over OTLP/HTTP when `telemetry.otlp_endpoint`
+is set.
 
 Each service (one Keeper app, say) owns a `Metrics`: its own MeterProvider, so two apps in one
 process (tests) never mix their counts. Every provider also has an in-memory reader, which is
 how `Metrics.value` reads a counter back without an exporter: tests and `/readyz`-style
 reports see the numbers an exporter would send. Without an endpoint nothing leaves the process.
+
+`tracer_provider` makes a service's own TracerProvider the same way: OTLP export of spans when
+configured, and extra exporters (tests read spans back with an in-memory one).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
-from opentelemetry.metrics import Counter
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.metrics import Counter, Histogram
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import (
     InMemoryMetricReader,
@@ -19,6 +24,8 @@ from opentelemetry.sdk.metrics.export import (
     PeriodicExportingMetricReader,
 )
 from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor, SpanExporter
 
 from lorebase_platform.settings import TelemetrySettings
 
@@ -44,6 +51,7 @@ class Metrics:
         )
         self._meter = self._provider.get_meter("lorebase")
         self._counters: dict[str, Counter] = {}
+        self._histograms: dict[str, Histogram] = {}
 
     def counter(self, name: str, description: str, unit: str = "1") -> Counter:
         """The counter `name`, made on first use."""
@@ -52,6 +60,29 @@ class Metrics:
             found = self._meter.create_counter(name, unit=unit, description=description)
             self._counters[name] = found
         return found
+
+    def histogram(self, name: str, description: str, unit: str = "s") -> Histogram:
+        """The histogram `name` (durations, sizes), made on first use."""
+        found = self._histograms.get(name)
+        if found is None:
+            found = self._meter.create_histogram(name, unit=unit, description=description)
+            self._histograms[name] = found
+        return found
+
+    def count(self, name: str, attributes: Attributes | None = None) -> int:
+        """How many values the histogram `name` recorded (with exactly `attributes`, when
+        given)."""
+        data = self._memory.get_metrics_data()
+        total = 0
+        for resource in data.resource_metrics if data is not None else ():
+            for scope in resource.scope_metrics:
+                for metric in scope.metrics:
+                    if metric.name != name:
+                        continue
+                    for point in metric.data.data_points:
+                        if attributes is None or dict(point.attributes or {}) == dict(attributes):
+                            total += int(getattr(point, "count", 0))
+        return total
 
     def value(self, name: str, attributes: Attributes | None = None) -> int:
         """The sum counted so far under `name` (with exactly `attributes`, when given)."""
@@ -73,3 +104,17 @@ class Metrics:
 
     def shutdown(self) -> None:
         self._provider.shutdown()
+
+
+def tracer_provider(
+    settings: TelemetrySettings, service: str, exporters: Sequence[SpanExporter] = ()
+) -> TracerProvider:
+    """A service's own TracerProvider: spans exported over OTLP/HTTP to
+    `settings.otlp_endpoint` when set, and to `exporters` (tests read spans back)."""
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    if settings.otlp_endpoint:
+        endpoint = settings.otlp_endpoint.rstrip("/") + "/v1/traces"
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
+    for exporter in exporters:
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider

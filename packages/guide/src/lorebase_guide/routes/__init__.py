@@ -1,0 +1,1 @@
+"""Guide's routes, one module per endpoint family."""
