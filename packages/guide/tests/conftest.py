@@ -31,14 +31,14 @@ from typing import Any
 
 import httpx
 import pytest
+from lorebase_guide.exploration import Caller, Event, Exploration
+from lorebase_inference.embeddings import Embedder
 from opentelemetry.sdk.trace.export import SpanExporter
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase_guide.app import create_app
-from lorebase_guide.exploration import Caller, Event, Exploration
 from lorebase_guide.service import Explorer
 from lorebase_inference import ChatModel
-from lorebase_inference.embeddings import Embedder
 from lorebase_inference.testing import ScriptedModelServer
 from lorebase_keeper.app import create_app as create_keeper_app
 from lorebase_keeper.demo import setup_demo
@@ -125,9 +125,7 @@ def scripted_model() -> Iterator[ScriptedModelServer]:
         yield server
 
 
-def guide_settings(
-    keeper_url: str, model: ScriptedModelServer, **guide: Any
-) -> Settings:
+def guide_settings(keeper_url: str, model: ScriptedModelServer, **guide: Any) -> Settings:
     """Settings of a Guide reading `keeper_url` with `model` for chat and embeddings; `guide`
     merges into the guide section (`http={"allow_anonymous": True}`)."""
     section: dict[str, Any] = {
@@ -160,13 +158,16 @@ async def answering_explorer(
 ) -> AsyncIterator[Event]:
     """A stand-in of the exploration loop for the HTTP tests: one real model call, then the
     events of a run that found nothing."""
-    yield "session", {
-        "session_id": "guide-0",
-        "domain": exploration.domain,
-        "branch": exploration.branch,
-        "model": model.endpoint.model,
-        "max_steps": exploration.max_steps,
-    }
+    yield (
+        "session",
+        {
+            "session_id": "guide-0",
+            "domain": exploration.domain,
+            "branch": exploration.branch,
+            "model": model.endpoint.model,
+            "max_steps": exploration.max_steps,
+        },
+    )
     answer = await model.structured(
         [{"role": "user", "content": exploration.question}],
         {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
@@ -174,13 +175,16 @@ async def answering_explorer(
     )
     yield "thought", {"step": 1, "text": str(answer.value["text"])}
     yield "answer", {"text": "Not found in the graph.", "citations": [], "found": False}
-    yield "done", {
-        "session_id": "guide-0",
-        "steps": 0,
-        "outcome": "not_found",
-        "tokens": {"input": 1, "output": 1},
-        "elapsed_ms": 1,
-    }
+    yield (
+        "done",
+        {
+            "session_id": "guide-0",
+            "steps": 0,
+            "outcome": "not_found",
+            "tokens": {"input": 1, "output": 1},
+            "elapsed_ms": 1,
+        },
+    )
 
 
 @contextmanager

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import httpx
-import pytest
-
 from packages.guide.tests.conftest import (
     LiveKeeper,
-    answering_explorer,
-    assert_problem,
     events_of,
-    guide_settings,
-    serve_guide,
 )
+
 from lorebase_inference.testing import ScriptedModelServer
 
 QUESTION = {"domain": "supply", "branch": None, "question": "Which suppliers are in Italy?"}
