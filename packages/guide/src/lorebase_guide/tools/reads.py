@@ -1,0 +1,246 @@
+"""Tools that find Records: schema, resolve, search, query and context (a context pack)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from lorebase_core.errors import EmbeddingUnavailable
+from lorebase_guide.citations import refs_in_content, refs_in_text
+from lorebase_guide.tools.args import (
+    allowed,
+    kind_arg,
+    refs_arg,
+    text_arg,
+    whole,
+)
+from lorebase_guide.tools.base import ArgsInvalid, ToolContext, ToolResult
+from lorebase_guide.tools.shaping import bounded, record_lines, value_text
+
+__all__ = ["context_pack", "query", "resolve", "resolve_text", "schema", "search"]
+
+logger = logging.getLogger(__name__)
+
+_QUERY_MEMBERS = {"kind", "where", "select", "order_by", "aggregate", "limit"}
+
+
+async def schema(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
+    """The schema as Keeper renders it for a prompt (Markdown), optionally for some Kinds."""
+    allowed(args, {"kinds"}, "schema")
+    kinds = args.get("kinds")
+    if kinds is not None:
+        if not isinstance(kinds, list) or not kinds:
+            raise ArgsInvalid("kinds must be a list of Kind names")
+        kinds = [kind_arg(context.names, kind) for kind in kinds]
+    text = await context.client.schema(
+        context.domain, branch=context.branch, format="markdown", kinds=kinds
+    )
+    return ToolResult(True, "the schema", bounded(str(text), context.limits))
+
+
+def _candidate_line(candidate: Mapping[str, Any]) -> str:
+    target = candidate.get("target")
+    matched = value_text(candidate.get("matched", ""), 60)
+    if target == "kind":
+        return f"'{matched}' is the Kind {candidate.get('kind')}"
+    if target == "attribute":
+        return f"'{matched}' is the Attribute {candidate.get('kind')}.{candidate.get('attribute')}"
+    if target == "relation":
+        return (
+            f"'{matched}' is the Relation {candidate.get('relation')} "
+            f"({candidate.get('kind')} to {candidate.get('to_kind')})"
+        )
+    if target == "count":
+        return f"'{matched}' counts {candidate.get('kind')} Records: {json.dumps(candidate.get('count'))}"
+    where = json.dumps(candidate.get("predicate"), ensure_ascii=False)
+    records = candidate.get("records")
+    held = f" ({records} Records hold it)" if records is not None else ""
+    return f"'{matched}' is {candidate.get('kind')} where {where}{held}"
+
+
+async def resolve_text(context: ToolContext, text: str) -> ToolResult:
+    """What the words of `text` mean in this Domain, and the numbered queries they suggest.
+
+    The suggestions are kept in the context: `query` with `{"suggestion": n}` runs one.
+    """
+    vector = await _query_vector(context, text)
+    answer = await context.client.resolve(
+        context.domain, text, query_vector=vector, coverage=False, branch=context.branch
+    )
+    candidates = answer.get("candidates") or []
+    suggestions = [s for s in answer.get("suggestions") or [] if isinstance(s.get("query"), dict)]
+    context.suggestions = [dict(s["query"]) for s in suggestions]
+    lines = ["What the words mean:"]
+    lines += ["- " + _candidate_line(c) for c in candidates[: context.limits.max_items]]
+    if answer.get("unmatched"):
+        lines.append("Words matching nothing: " + ", ".join(map(str, answer["unmatched"][:20])))
+    if suggestions:
+        lines.append('Ready queries (run one with the tool query and args {"suggestion": n}):')
+        for number, suggestion in enumerate(suggestions, 1):
+            lines.append(
+                f"{number}. {json.dumps(suggestion['query'], ensure_ascii=False)}"
+                f" -- {value_text(suggestion.get('why', ''), 160)}"
+            )
+    else:
+        lines.append("No ready query: use search, get or the other tools.")
+    summary = f"{len(candidates)} meanings, {len(suggestions)} ready queries"
+    return ToolResult(True, summary, bounded("\n".join(lines), context.limits))
+
+
+async def resolve(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
+    allowed(args, {"text"}, "resolve")
+    text = text_arg(args, "text")
+    assert text is not None
+    return await resolve_text(context, text)
+
+
+async def _query_vector(context: ToolContext, text: str) -> list[float] | None:
+    """A query vector of `text`, only when Keeper stores vectors of the Embedder's model."""
+    embedder = context.embedder
+    if embedder is None or context.names.embedding_model != embedder.model:
+        return None
+    try:
+        [vector] = await embedder.embed([text], "query")
+    except EmbeddingUnavailable:
+        logger.warning("no query vector: the embedding model is unavailable; searching lexically")
+        return None
+    return vector
+
+
+async def search(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
+    """Records by text: hybrid (lexical and semantic) when Keeper has vectors of our model."""
+    allowed(args, {"text", "kinds"}, "search")
+    text = text_arg(args, "text")
+    assert text is not None
+    kinds = args.get("kinds")
+    if kinds is not None:
+        if not isinstance(kinds, list):
+            raise ArgsInvalid("kinds must be a list of Kind names")
+        kinds = [kind_arg(context.names, kind) for kind in kinds] or None
+    vector = await _query_vector(context, text)
+    mode: Literal["lexical", "hybrid"] = "hybrid" if vector is not None else "lexical"
+    answer = await context.client.search(
+        context.domain,
+        text,
+        kinds=kinds,
+        mode=mode,
+        query_vector=vector,
+        limit=context.limits.max_items,
+        branch=context.branch,
+    )
+    hits = answer.get("hits") or []
+    lines = []
+    for correction in answer.get("corrected") or []:
+        lines.append(f"(searched '{correction.get('to')}' for '{correction.get('from')}')")
+    lines.append(f"{len(hits)} Records found by text ({mode} search):")
+    shown, left = record_lines(hits, context.limits)
+    lines += shown
+    if left:
+        lines.append(f"[{left} more not shown]")
+    if not hits:
+        lines.append(
+            "(none matched these words; this does not mean no such Record exists: try other "
+            "words, resolve, or a query by Attribute)"
+        )
+    return ToolResult(
+        True,
+        f"{len(hits)} Records found ({mode})",
+        bounded("\n".join(lines), context.limits),
+        frozenset(refs_in_content(hits, context.names.kinds)),
+    )
+
+
+def _query_document(context: ToolContext, args: Mapping[str, Any]) -> dict[str, Any]:
+    if "suggestion" in args:
+        allowed(args, {"suggestion"}, "query")
+        number = whole(args, "suggestion", 1, max(len(context.suggestions), 1))
+        if number is None or not context.suggestions:
+            raise ArgsInvalid("there is no ready query to run: write the query (kind, where ...)")
+        return dict(context.suggestions[number - 1])
+    allowed(args, _QUERY_MEMBERS, "query")
+    document: dict[str, Any] = {"kind": kind_arg(context.names, args.get("kind"))}
+    for name in ("where", "aggregate"):
+        value = args.get(name)
+        if value is not None:
+            if not isinstance(value, dict):
+                raise ArgsInvalid(f"{name} must be an object of the query DSL")
+            if value:
+                document[name] = value
+    for name in ("select", "order_by"):
+        value = args.get(name)
+        if value is not None:
+            if not isinstance(value, list):
+                raise ArgsInvalid(f"{name} must be a list")
+            if value:
+                document[name] = value
+    return document
+
+
+async def query(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
+    """A query of the DSL (docs/query.md), or one of resolve's ready queries by its number."""
+    document = _query_document(context, args)
+    limit = whole(args, "limit", 1, context.limits.max_items) or context.limits.max_items
+    document["limit"] = min(int(document.get("limit") or limit), limit)
+    answer = await context.client.query(context.domain, document, branch=context.branch)
+    kind = str(document.get("kind"))
+    shown_query = json.dumps({k: v for k, v in document.items() if k != "limit"})
+    lines = [f"Query: {value_text(shown_query, 600)}"]
+    groups = answer.get("groups")
+    if isinstance(groups, list):
+        lines.append(f"{len(groups)} groups:")
+        for group in groups[: context.limits.max_items]:
+            lines.append(
+                "- " + "; ".join(f"{name}={value_text(value, 80)}" for name, value in group.items())
+            )
+        refs = refs_in_content(groups, context.names.kinds)
+        summary = f"{len(groups)} groups of {kind}"
+    else:
+        records = answer.get("records") or []
+        more = bool(answer.get("next_cursor"))
+        count = f"{len(records)}{' or more' if more else ''}"
+        lines.append(f"{count} {kind} Records match:")
+        shown, _ = record_lines(records, context.limits)
+        lines += shown
+        if more:
+            lines.append("[more match than shown]")
+        if not records:
+            lines.append(
+                "(no Record matches these exact conditions; before saying something does not "
+                "exist, check the names and values with resolve or search)"
+            )
+        refs = refs_in_content(records, context.names.kinds)
+        summary = f"{count} {kind} Records"
+    return ToolResult(True, summary, bounded("\n".join(lines), context.limits), frozenset(refs))
+
+
+async def context_pack(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
+    """A context pack (Keeper's Markdown): Records, their neighbors and Links, through a lens."""
+    allowed(args, {"refs", "search", "lens"}, "context")
+    refs = args.get("refs")
+    text = args.get("search")
+    if (refs is None) == (text is None):
+        raise ArgsInvalid("context takes exactly one of refs (a list of Kind/key) or search")
+    lens = args.get("lens")
+    if lens is not None and lens not in context.names.lenses:
+        valid = ", ".join(context.names.lenses) or "none"
+        raise ArgsInvalid(f"lens {lens!r} is not a lens of this Domain; lenses: {valid}")
+    pack = await context.client.context(
+        context.domain,
+        refs=refs_arg(context.names, refs) if refs is not None else None,
+        search=text_arg(args, "search") if text is not None else None,
+        lens=lens,
+        budget_tokens=context.limits.max_context_tokens,
+        include_schema=False,
+        branch=context.branch,
+        format="markdown",
+    )
+    body = str(pack)
+    found = refs_in_text(body, context.names.kinds)
+    return ToolResult(
+        True,
+        f"a context pack of {len(found)} Records",
+        bounded(body, context.limits),
+        frozenset(found),
+    )

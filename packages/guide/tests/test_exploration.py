@@ -1,0 +1,481 @@
+"""The exploration loop against a real Keeper on loopback and the scripted model server.
+
+Each test runs `explore` the way Guide's HTTP layer does: the caller's key forwarded, Keeper
+over real HTTP, the model an OpenAI-compatible server answering from a script.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from lorebase_guide.exploration import Caller, Event, Exploration, explore
+from lorebase_inference import ChatEndpoint, ChatModel
+from lorebase_inference.testing import RecordedRequest, Reply, ScriptedModelServer
+from lorebase_keeper.app import create_app
+from lorebase_keeper.demo import setup_demo
+from lorebase_keeper.testing import serve_in_thread
+from lorebase_platform.settings import Settings
+from lorebase_platform.telemetry import Metrics
+from lorebase_store import Store, TraceSession, import_directory
+
+ROOT = Path(__file__).resolve().parents[3]
+SUPPLY = ROOT / "examples" / "supply"
+SINGLE_SOURCE = "Which parts have a single supplier?"
+SINGLE_SOURCED = ["Part/P-10007", "Part/P-10019", "Part/P-10033"]
+
+pytestmark = pytest.mark.anyio
+
+
+@dataclass(frozen=True)
+class LiveKeeper:
+    url: str
+    store: Store
+    keys: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
+    directory = tmp_path_factory.mktemp("keeper")
+    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
+    try:
+        import_directory(store, SUPPLY)
+        settings = Settings(
+            keeper={
+                "auth": {"mode": "api_key"},
+                "trace": {"enabled": True, "flush_interval_s": 0.05},
+                "rate_limits": {"enabled": False},
+            }
+        )
+        with serve_in_thread(create_app(settings, store=store)) as url:
+            profiles = setup_demo(store, directory / "profiles.toml", url=url)
+            keys = {made.principal.profile: made.api_key for made in profiles}
+            yield LiveKeeper(url, store, keys)
+    finally:
+        store.close()
+
+
+class Recording(httpx.AsyncBaseTransport):
+    """The network transport, keeping each request Guide sent to Keeper (method, path, headers)."""
+
+    def __init__(self) -> None:
+        self.inner = httpx.AsyncHTTPTransport()
+        self.requests: list[httpx.Request] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.requests.append(request)
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def step(action: str, args: dict[str, Any], thought: str = "Reading.") -> dict[str, Any]:
+    return {"thought": thought, "action": action, "args": args}
+
+
+def answer(text: str, citations: list[str], *, found: bool = True) -> dict[str, Any]:
+    facts = [f"{ref} was read" for ref in citations]
+    return step("answer", {"facts": facts, "answer": text, "citations": citations, "found": found})
+
+
+def is_last_turn(request: RecordedRequest) -> bool:
+    """Whether the step schema of this call allows only an answer."""
+    schema = request.body["response_format"]["json_schema"]["schema"]
+    return bool(schema["properties"]["action"]["enum"] == ["answer"])
+
+
+def settings_for(keeper: LiveKeeper, **guide: Any) -> Settings:
+    section: dict[str, Any] = {"keeper": {"base_url": keeper.url}}
+    section.update(guide)
+    return Settings(guide=section)
+
+
+async def run(
+    keeper: LiveKeeper,
+    server: ScriptedModelServer,
+    question: str = SINGLE_SOURCE,
+    *,
+    profile: str = "admin",
+    max_steps: int = 6,
+    budget: int = 20000,
+    transport: httpx.AsyncBaseTransport | None = None,
+    metrics: Metrics | None = None,
+    **guide: Any,
+) -> list[Event]:
+    settings = settings_for(keeper, **guide)
+    caller = Caller(profile, {"Authorization": f"Bearer {keeper.keys[profile]}"})
+    async with ChatModel(ChatEndpoint(base_url=server.base_url, model="scripted")) as model:
+        stream = explore(
+            Exploration("supply", None, question, max_steps, budget),
+            caller,
+            settings=settings,
+            model=model,
+            embedder=None,
+            keeper_transport=transport,
+            metrics=metrics,
+        )
+        return [event async for event in stream]
+
+
+def names(events: list[Event]) -> list[str]:
+    return [name for name, _ in events]
+
+
+def of(events: list[Event], name: str) -> list[dict[str, Any]]:
+    return [data for event, data in events if event == name]
+
+
+def wait_for_session(
+    store: Store, principal: str, session_id: str, steps: int, timeout_s: float = 10.0
+) -> TraceSession:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found = store.trace_session(principal, session_id)
+        if found is not None and len(found.steps) >= steps:
+            return found
+        if time.monotonic() > deadline:
+            held = 0 if found is None else len(found.steps)
+            raise AssertionError(f"session {session_id} holds {held} steps, not {steps}")
+        time.sleep(0.05)
+
+
+async def test_every_event_in_order_with_every_member(keeper: LiveKeeper) -> None:
+    metrics = Metrics(Settings().telemetry, "lorebase-guide")
+    script = [
+        step("query", {"suggestion": 1}, "Run the ready query that counts suppliers."),
+        answer("Three parts have a single supplier: P-10007, P-10019, P-10033.", SINGLE_SOURCED),
+    ]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, metrics=metrics)
+    assert names(events) == [
+        "session",
+        "tool_call",
+        "tool_result",
+        "thought",
+        "tool_call",
+        "tool_result",
+        "thought",
+        "answer",
+        "done",
+    ]
+    [session] = of(events, "session")
+    assert set(session) == {"session_id", "domain", "branch", "model", "max_steps"}
+    assert session["session_id"].startswith("guide-")
+    assert (session["domain"], session["branch"], session["model"], session["max_steps"]) == (
+        "supply",
+        None,
+        "scripted",
+        6,
+    )
+    calls = of(events, "tool_call")
+    assert [(c["step"], c["tool"]) for c in calls] == [(1, "resolve"), (2, "query")]
+    assert calls[0]["args"] == {"text": SINGLE_SOURCE}
+    assert calls[1]["args"] == {"suggestion": 1}
+    results = of(events, "tool_result")
+    assert all(set(r) == {"step", "tool", "ok", "summary", "refs"} for r in results)
+    assert [r["ok"] for r in results] == [True, True]
+    assert results[1]["refs"] == SINGLE_SOURCED
+    thoughts = of(events, "thought")
+    assert [t["step"] for t in thoughts] == [2, 3]
+    assert thoughts[0]["text"] == "Run the ready query that counts suppliers."
+    [final] = of(events, "answer")
+    assert final["found"] is True
+    assert final["text"].startswith("Three parts")
+    assert final["citations"] == [
+        {"ref": ref, "kind": "Part", "key": ref.split("/")[1]} for ref in SINGLE_SOURCED
+    ]
+    [done] = of(events, "done")
+    assert set(done) == {"session_id", "steps", "outcome", "tokens", "elapsed_ms"}
+    assert done["session_id"] == session["session_id"]
+    assert (done["steps"], done["outcome"]) == (2, "answered")
+    assert done["tokens"]["input"] > 0
+    assert done["tokens"]["output"] > 0
+    assert isinstance(done["elapsed_ms"], int)
+    # The model saw resolve's answer before its first call, fenced by the marker.
+    first = server.requests[0].body["messages"]
+    system, question, resolved, shown = (m["content"] for m in first)
+    marker = system.split("between a line <<", 1)[1].split(">>", 1)[0]
+    assert marker.startswith("DATA")
+    assert len(marker) == 20
+    assert question == f"Question: {SINGLE_SOURCE}"
+    assert json.loads(resolved)["action"] == "resolve"
+    assert shown.startswith(f"<<{marker}>> result of step 1 (resolve)")
+    assert f"<</{marker}>>" in shown
+    assert '"rel": "supplied_by", "count": {"op": "eq", "value": 1}' in shown
+    assert metrics.value("lorebase.guide.explorations", {"outcome": "answered"}) == 1
+    assert metrics.value("lorebase.guide.steps", {"tool": "query", "success": "true"}) == 1
+    assert metrics.value("lorebase.guide.tokens", {"direction": "input"}) == done["tokens"]["input"]
+
+
+async def test_a_citation_of_an_unseen_record_is_removed(keeper: LiveKeeper) -> None:
+    script = [
+        step("query", {"suggestion": 1}),
+        answer("P-10007 and S-1099.", ["Part/P-10007", "Supplier/S-1099", "Part/P-10028"]),
+    ]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server)
+    [final] = of(events, "answer")
+    assert final["found"] is True
+    assert [c["ref"] for c in final["citations"]] == ["Part/P-10007"]
+
+
+async def test_an_answer_citing_nothing_it_was_shown_is_not_found(keeper: LiveKeeper) -> None:
+    with ScriptedModelServer(
+        [answer("Supplier S-1001 is the one.", ["Supplier/S-1001"])]
+    ) as server:
+        events = await run(keeper, server)
+    [final] = of(events, "answer")
+    assert final == {"text": "Not found in the graph.", "citations": [], "found": False}
+    assert of(events, "done")[0]["outcome"] == "not_found"
+
+
+async def test_a_model_saying_not_in_the_graph_answers_not_found(keeper: LiveKeeper) -> None:
+    script = [
+        step("get", {"ref": "Supplier/S-1001"}),
+        answer("The graph has no delivery dates.", ["Supplier/S-1001"], found=False),
+    ]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, "When will S-1001 deliver?")
+    assert of(events, "answer")[0] == {
+        "text": "Not found in the graph.",
+        "citations": [],
+        "found": False,
+    }
+
+
+async def test_an_identical_call_is_not_repeated(keeper: LiveKeeper) -> None:
+    transport = Recording()
+    get = step("get", {"ref": "Supplier/S-1001"})
+    with ScriptedModelServer([get, get, answer("Kavsen.", ["Supplier/S-1001"])]) as server:
+        events = await run(keeper, server, transport=transport)
+        told = server.requests[2].body["messages"][-1]["content"]
+    results = of(events, "tool_result")
+    assert [(r["tool"], r["ok"]) for r in results] == [
+        ("resolve", True),
+        ("get", True),
+        ("get", False),
+    ]
+    assert results[2]["summary"] == "repeated call of step 2: not sent"
+    assert results[2]["refs"] == []
+    assert "You already made exactly this call at step 2" in told
+    reads = [r.url.path for r in transport.requests if r.url.path.endswith("/records/S-1001")]
+    assert len(reads) == 1
+    assert of(events, "done")[0]["steps"] == 3
+
+
+async def test_an_unknown_tool_is_an_error_to_the_model_and_does_nothing(
+    keeper: LiveKeeper,
+) -> None:
+    transport = Recording()
+    script = [
+        step("delete_records", {"kind": "Supplier"}),
+        step("get", {"ref": "Part/P-10007"}),
+        answer("A pump.", ["Part/P-10007"]),
+    ]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, transport=transport)
+        repair = server.requests[1].body["messages"][-1]["content"]
+    assert [c["tool"] for c in of(events, "tool_call")] == ["resolve", "get"]
+    assert "does not match the JSON schema" in repair
+    assert "delete_records" in repair
+    assert all(
+        r.method == "GET" or r.url.path.endswith(("/resolve", "/notes")) for r in transport.requests
+    )
+    assert of(events, "answer")[0]["found"] is True
+
+
+async def test_a_miss_shows_the_valid_names(keeper: LiveKeeper) -> None:
+    script = [
+        step("query", {"kind": "Supplier", "where": {"attr": "rating", "op": "eq", "value": 1}}),
+        step("links", {"ref": "Supplier/S-1001", "relation": "stocked_at"}),
+        step("get", {"ref": "Supplier/S-9999"}),
+        answer("Nothing.", [], found=False),
+    ]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, "Suppliers rated 1?")
+        shown = [server.requests[i].body["messages"][-1]["content"] for i in (1, 2, 3)]
+    results = of(events, "tool_result")
+    assert [r["ok"] for r in results] == [True, False, False, False]
+    assert "Attributes of Supplier: supplier_code, legal_name" in shown[0]
+    assert "risk_score" in shown[0]
+    assert "supplier_orders (to PurchaseOrder)" in shown[0]
+    assert "Relations from Supplier:" in shown[1]
+    assert "supplies (to Part)" in shown[1]
+    assert "does not exist" in shown[2]
+
+
+async def test_an_empty_query_is_not_read_as_absence(keeper: LiveKeeper) -> None:
+    script = [
+        step(
+            "query", {"kind": "Supplier", "where": {"attr": "country", "op": "eq", "value": "XX"}}
+        ),
+        answer("None.", [], found=False),
+    ]
+    with ScriptedModelServer(script) as server:
+        await run(keeper, server, "Suppliers in XX?")
+        shown = server.requests[1].body["messages"][-1]["content"]
+    assert "0 Supplier Records match" in shown
+    assert "before saying something does not exist" in shown
+
+
+def wants_more(request: RecordedRequest) -> dict[str, Any]:
+    """A model that always wants another read, and answers only when it must."""
+    if is_last_turn(request):
+        return answer("P-10007 is single-sourced.", ["Part/P-10007"])
+    number = len(request.body["messages"])
+    return step("search", {"text": f"pump {number}"})
+
+
+async def test_a_model_that_always_wants_more_never_exceeds_max_steps(keeper: LiveKeeper) -> None:
+    with ScriptedModelServer([wants_more] * 10) as server:
+        events = await run(keeper, server, max_steps=3)
+    assert len(of(events, "tool_call")) == 3
+    [done] = of(events, "done")
+    assert (done["steps"], done["outcome"]) == (3, "answered")
+    assert of(events, "answer")[0]["found"] is True
+    last = server.requests[-1].body["messages"][-1]["content"]
+    assert "No more tool calls" in last
+    assert "Part/P-10007" in last
+
+
+@pytest.mark.parametrize("budget", [6000, 9000, 14000])
+async def test_a_model_that_always_wants_more_never_exceeds_the_token_budget(
+    keeper: LiveKeeper, budget: int
+) -> None:
+    with ScriptedModelServer([wants_more] * 30) as server:
+        events = await run(
+            keeper, server, max_steps=30, budget=budget, agent={"max_tokens_per_call": 256}
+        )
+    [done] = of(events, "done")
+    assert done["tokens"]["input"] + done["tokens"]["output"] <= budget
+    assert done["outcome"] == "answered"
+    assert 1 < done["steps"] < 30
+    assert "error" not in names(events)
+
+
+async def test_a_budget_that_covers_no_answer_ends_with_error_budget(keeper: LiveKeeper) -> None:
+    with ScriptedModelServer([wants_more]) as server:
+        events = await run(keeper, server, budget=300)
+    assert names(events)[-3:] == ["error", "answer", "done"]
+    assert of(events, "error")[0]["code"] == "budget"
+    assert of(events, "answer")[0]["text"] == "Not found in the graph."
+    assert of(events, "done")[0]["outcome"] == "budget"
+    assert server.requests == []
+
+
+async def test_the_wall_clock_ends_with_error_timeout(keeper: LiveKeeper) -> None:
+    def slow(request: RecordedRequest) -> dict[str, Any]:
+        time.sleep(1.5)
+        return step("get", {"ref": "Part/P-10007"})
+
+    with ScriptedModelServer([slow]) as server:
+        started = time.monotonic()
+        events = await run(keeper, server, agent={"timeout_s": 0.8})
+        elapsed = time.monotonic() - started
+    assert names(events)[-3:] == ["error", "answer", "done"]
+    assert of(events, "error")[0]["code"] == "timeout"
+    assert of(events, "done")[0]["outcome"] == "timeout"
+    assert elapsed < 1.5
+
+
+async def test_a_failing_model_ends_with_error_model(keeper: LiveKeeper) -> None:
+    with ScriptedModelServer([Reply(503, "overloaded")]) as server:
+        events = await run(keeper, server)
+    assert names(events)[-3:] == ["error", "answer", "done"]
+    assert of(events, "error")[0]["code"] == "model"
+    assert of(events, "answer")[0]["found"] is False
+
+
+async def test_trace_headers_and_notes_reach_keeper(keeper: LiveKeeper) -> None:
+    transport = Recording()
+    script = [
+        step("get", {"ref": "Part/P-10007"}, "Read the pump."),
+        answer("A pump.", ["Part/P-10007"]),
+    ]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, transport=transport)
+    session_id = of(events, "session")[0]["session_id"]
+    for request in transport.requests:
+        assert request.headers["X-Lorebase-Session"] == session_id
+        assert request.headers["X-Lorebase-Trace"] == "on"
+        assert request.headers["Authorization"] == f"Bearer {keeper.keys['admin']}"
+    tools = [r.headers.get("X-Lorebase-Tool") for r in transport.requests]
+    assert tools == [None, "guide.resolve", None, "guide.get", None]
+    found = wait_for_session(keeper.store, "usr_admin", session_id, 5)
+    notes = [(s.note, s.note_step) for s in found.steps if s.type == "note"]
+    assert notes == [("Read the pump.", 2), ("Reading.", 3)]
+    assert [s.tool for s in found.steps if s.type == "call" and s.tool] == [
+        "guide.resolve",
+        "guide.get",
+    ]
+
+
+async def test_notes_false_keeps_the_headers_and_posts_no_note(keeper: LiveKeeper) -> None:
+    transport = Recording()
+    script = [step("get", {"ref": "Part/P-10007"}), answer("A pump.", ["Part/P-10007"])]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, transport=transport, trace={"notes": False})
+    session_id = of(events, "session")[0]["session_id"]
+    assert not [r for r in transport.requests if r.url.path.endswith("/notes")]
+    assert all(r.headers["X-Lorebase-Session"] == session_id for r in transport.requests)
+    found = wait_for_session(keeper.store, "usr_admin", session_id, 3)
+    assert [s.type for s in found.steps] == ["call", "call", "call"]
+
+
+async def test_trace_disabled_sends_no_header_and_no_note(keeper: LiveKeeper) -> None:
+    transport = Recording()
+    script = [step("get", {"ref": "Part/P-10007"}), answer("A pump.", ["Part/P-10007"])]
+    with ScriptedModelServer(script) as server:
+        await run(keeper, server, transport=transport, trace={"enabled": False})
+    assert len(transport.requests) == 3
+    for request in transport.requests:
+        assert not {"x-lorebase-session", "x-lorebase-trace", "x-lorebase-tool"} & set(
+            request.headers.keys()
+        )
+        assert not request.url.path.endswith("/notes")
+
+
+async def test_only_the_callers_credential_is_sent(
+    keeper: LiveKeeper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LOREBASE_API_KEY", keeper.keys["admin"])
+    transport = Recording()
+    script = [step("get", {"ref": "Part/P-10007"}), answer("A pump.", ["Part/P-10007"])]
+    with ScriptedModelServer(script) as server:
+        await run(keeper, server, profile="reviewer", transport=transport)
+    sent = {r.headers.get("Authorization") for r in transport.requests}
+    assert sent == {f"Bearer {keeper.keys['reviewer']}"}
+
+
+async def test_closing_the_stream_stops_the_exploration(keeper: LiveKeeper) -> None:
+    metrics = Metrics(Settings().telemetry, "lorebase-guide")
+    with ScriptedModelServer([wants_more] * 10) as server:
+        settings = settings_for(keeper)
+        caller = Caller("admin", {"Authorization": f"Bearer {keeper.keys['admin']}"})
+        async with ChatModel(ChatEndpoint(base_url=server.base_url, model="scripted")) as model:
+            stream = explore(
+                Exploration("supply", None, SINGLE_SOURCE, 6, 20000),
+                caller,
+                settings=settings,
+                model=model,
+                embedder=None,
+                metrics=metrics,
+            )
+            seen = []
+            async for name, _ in stream:
+                seen.append(name)
+                if name == "thought":
+                    break
+            await stream.aclose()
+        asked = len(server.requests)
+    assert seen[-1] == "thought"
+    assert asked == 1
+    assert metrics.value("lorebase.guide.explorations", {"outcome": "stopped"}) == 1
