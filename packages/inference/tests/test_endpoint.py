@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from lorebase_core.errors import SecretError
-from lorebase_inference import endpoint_for
-from lorebase_platform.settings import LlmSettings, PricePerMillionTokens
+from lorebase_inference import ChatModel, endpoint_for
+from lorebase_inference.testing import ScriptedModelServer
+from lorebase_platform.settings import LlmSettings, PricePerMillionTokens, Settings, load_settings
 
 
 @pytest.fixture(autouse=True)
@@ -107,3 +110,96 @@ def test_a_key_written_as_itself_is_refused() -> None:
         LlmSettings.model_validate({"api_key": "sk-literal"})
     with pytest.raises(ValueError, match="secret://"):
         LlmSettings.model_validate({"tasks": {"agent": {"api_key": "sk-literal"}}})
+
+
+GUIDE_EXAMPLE = """
+inference:
+  llm:
+    base_url: {main_url}
+    model: qwen2.5:7b-instruct
+    api_key: secret://env/TEST_MAIN_KEY
+    headers: {{x-main: main-header}}
+    tasks:
+      explore:
+        base_url: {task_url}
+        model: claude-haiku-5-5
+        api_key: secret://file/{key_file}
+        headers:                           # organization-level keys only
+          anthropic-workspace-id: secret://file/{workspace_file}
+        temperature: null
+        json_schema_strict: true
+        extra_body: {{thinking: {{type: disabled}}}}
+        price_per_million_tokens: {{input: 0.10, output: 0.50}}
+        max_concurrency: 2
+"""
+
+
+def _guide_example(tmp_path: Path, main_url: str, task_url: str) -> Settings:
+    """Settings from a YAML file holding docs' Anthropic example, its secrets in files."""
+    (tmp_path / "anthropic_api_key").write_text("sk-task-key\n")
+    (tmp_path / "anthropic_workspace_id").write_text("ws-42\n")
+    config = tmp_path / "lorebase.yaml"
+    config.write_text(
+        GUIDE_EXAMPLE.format(
+            main_url=main_url,
+            task_url=task_url,
+            key_file=tmp_path / "anthropic_api_key",
+            workspace_file=tmp_path / "anthropic_workspace_id",
+        )
+    )
+    return load_settings(config)
+
+
+def test_the_anthropic_example_resolves_as_documented(tmp_path: Path) -> None:
+    settings = _guide_example(tmp_path, "http://ollama:11434/v1", "https://api.anthropic.com/v1/")
+    explore = endpoint_for(settings.inference.llm, "explore")
+    assert (explore.base_url, explore.model) == (
+        "https://api.anthropic.com/v1/",
+        "claude-haiku-5-5",
+    )
+    assert explore.api_key == "sk-task-key"
+    assert explore.headers == {"anthropic-workspace-id": "ws-42"}
+    assert explore.temperature is None
+    assert explore.json_schema_strict is True
+    assert explore.extra_body == {"thinking": {"type": "disabled"}}
+    assert explore.price == PricePerMillionTokens(input=0.10, output=0.50)
+    assert explore.max_concurrency == 2
+    main = endpoint_for(settings.inference.llm)
+    assert (main.api_key, main.headers, main.temperature) == (
+        "main-key",
+        {"x-main": "main-header"},
+        0.0,
+    )
+
+
+@pytest.mark.anyio
+async def test_a_task_on_another_endpoint_sends_only_its_own_key_and_headers(
+    tmp_path: Path,
+) -> None:
+    answer = {"n": 1}
+    with ScriptedModelServer([answer]) as main, ScriptedModelServer([answer]) as task:
+        # The trailing slash, as in the documented base_url, changes nothing.
+        settings = _guide_example(tmp_path, main.base_url, task.base_url + "/")
+        llm = settings.inference.llm
+        async with ChatModel(endpoint_for(llm, "explore")) as model:
+            explored = await model.structured([{"role": "user", "content": "?"}], _N, name="n")
+        async with ChatModel(endpoint_for(llm, "extract")) as model:
+            await model.structured([{"role": "user", "content": "?"}], _N, name="n")
+    (to_task,) = task.requests
+    assert to_task.path == "/v1/chat/completions"
+    assert to_task.headers["authorization"] == "Bearer sk-task-key"
+    assert to_task.headers["anthropic-workspace-id"] == "ws-42"
+    assert "x-main" not in to_task.headers
+    assert "temperature" not in to_task.body
+    assert to_task.body["thinking"] == {"type": "disabled"}
+    assert to_task.body["response_format"]["json_schema"]["strict"] is True
+    assert explored.usage.cost_usd == pytest.approx(
+        (explored.usage.prompt_tokens * 0.10 + explored.usage.completion_tokens * 0.50) / 1e6
+    )
+    (to_main,) = main.requests  # a task without overrides is the main endpoint
+    assert to_main.headers["authorization"] == "Bearer main-key"
+    assert to_main.headers["x-main"] == "main-header"
+    assert "anthropic-workspace-id" not in to_main.headers
+
+
+_N = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}

@@ -4,8 +4,9 @@ A call asks for an answer valid against a JSON schema. It tries the endpoint's `
 response format first; an endpoint that refuses it (HTTP 400, 422, 500 or 501 on the first try
 in that mode) is asked again with the schema written into a system message and the
 `json_object` response format, then without any response format. The mode an endpoint accepts
-is remembered for the life of the process, so later calls go straight to it. Every answer is
-validated locally (JSON Schema Draft 2020-12); an invalid one gets one repair call.
+is remembered, so later calls go straight to it: for the life of the process, or in a
+`ModeMemory` file across restarts (lorebase_inference.mode_memory). Every answer is validated
+locally (JSON Schema Draft 2020-12); an invalid one gets one repair call.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import jsonschema  # type: ignore[import-untyped]
 
 from lorebase_core.errors import ModelAnswerInvalid, ModelUnavailable, shortened
 from lorebase_inference.endpoint import ChatEndpoint
+from lorebase_inference.mode_memory import ModeMemory, RequestShape
 
 __all__ = ["ChatModel", "StructuredAnswer", "Usage"]
 
@@ -33,7 +35,7 @@ logger = logging.getLogger(__name__)
 Mode = Literal["json_schema", "prompt"]
 """How an answer was asked for: the endpoint's JSON-schema format, or the schema in the prompt."""
 
-_Step = Literal["json_schema", "json_object", "plain"]
+_Step = RequestShape
 """The request shapes tried in turn: `json_schema` format, `json_object` format, no format."""
 
 _STEPS: tuple[_Step, ...] = ("json_schema", "json_object", "plain")
@@ -74,17 +76,29 @@ class ChatModel:
     Use it as `async with ChatModel(endpoint) as model:` or call `aclose()`. At most
     `endpoint.max_concurrency` calls of one `ChatModel` are in flight at once. Prompts and
     answers are never logged, and errors never quote them or the key.
+
+    Args:
+        endpoint: the endpoint and its settings.
+        memory: where the accepted structured-output mode is remembered (a file shared with
+            other processes and restarts, `mode_memory_for(settings)`); None: a memory of this
+            process shared by every `ChatModel` without one.
+        transport: httpx's transport (tests).
     """
 
-    # The mode each endpoint accepts, by `mode_key`, for the life of the process. Keeping it on
-    # disk across restarts (guide.mode_memory_file) is issue 19's.
+    # The mode each endpoint accepts, by `mode_key`, for the life of the process (ChatModels
+    # given no ModeMemory).
     _modes: ClassVar[dict[str, _Step]] = {}
     _modes_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(
-        self, endpoint: ChatEndpoint, *, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        endpoint: ChatEndpoint,
+        *,
+        memory: ModeMemory | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.endpoint = endpoint
+        self.memory = memory
         headers = dict(endpoint.headers)
         if endpoint.api_key is not None:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
@@ -115,9 +129,23 @@ class ChatModel:
 
     @classmethod
     def forget_modes(cls) -> None:
-        """Forget the structured-output mode of every endpoint (the next call tries them all)."""
+        """Forget the structured-output mode of every endpoint remembered by this process for
+        ChatModels without a `ModeMemory` (the next call tries them all)."""
         with cls._modes_lock:
             cls._modes.clear()
+
+    def _remembered(self, key: str) -> _Step:
+        if self.memory is not None:
+            return self.memory.get(key) or "json_schema"
+        with self._modes_lock:
+            return self._modes.get(key, "json_schema")
+
+    def _remember(self, key: str, step: _Step) -> None:
+        if self.memory is not None:
+            self.memory.put(key, step)
+            return
+        with self._modes_lock:
+            self._modes[key] = step
 
     async def structured(
         self,
@@ -147,12 +175,11 @@ class ChatModel:
         )
         validator = jsonschema.Draft202012Validator(schema)
         key = mode_key(self.endpoint)
-        with self._modes_lock:
-            remembered = self._modes.get(key, "json_schema")
         usage = _Tally()
-        step, text = await self._first_answer(messages, schema, name, cap, remembered, usage)
-        with self._modes_lock:
-            self._modes[key] = step
+        step, text = await self._first_answer(
+            messages, schema, name, cap, self._remembered(key), usage
+        )
+        self._remember(key, step)
         mode: Mode = "json_schema" if step == "json_schema" else "prompt"
         value, problems = _parse(text, validator)
         if value is not None:
