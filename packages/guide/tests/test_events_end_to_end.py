@@ -96,7 +96,7 @@ def _check_shapes(events: list[Event], *, max_steps: int) -> None:
     assert isinstance(done["outcome"], str)
     assert done["outcome"]
     assert set(done["tokens"]) == {"input", "output"}
-    assert all(isinstance(value, int) and value > 0 for value in done["tokens"].values())
+    assert all(isinstance(value, int) and value >= 0 for value in done["tokens"].values())
     assert isinstance(done["elapsed_ms"], int)
     assert done["elapsed_ms"] >= 0
     for thought in by_name.get("thought", []):
@@ -186,9 +186,27 @@ def test_an_exploration_streams_every_event_in_order_and_leaves_its_trace(
     _check_order(events)
     _check_shapes(events, max_steps=4)
 
+    # Every event, in order: resolve runs on the question before the first model call.
+    assert [(name, data.get("step")) for name, data in events] == [
+        ("session", None),
+        ("tool_call", 1),
+        ("tool_result", 1),
+        ("thought", 2),
+        ("tool_call", 2),
+        ("tool_result", 2),
+        ("thought", 3),
+        ("tool_call", 3),
+        ("tool_result", 3),
+        ("thought", 4),
+        ("answer", None),
+        ("done", None),
+    ]
     calls = [(data["tool"], data["args"]) for name, data in events if name == "tool_call"]
-    assert ("get", {"ref": "Supplier/S-1001"}) in calls
-    assert ("links", {"ref": "Supplier/S-1001", "relation": "supplies"}) in calls
+    assert calls == [
+        ("resolve", {"text": QUESTION}),
+        ("get", {"ref": "Supplier/S-1001"}),
+        ("links", {"ref": "Supplier/S-1001", "relation": "supplies"}),
+    ]
     results = {data["tool"]: data for name, data in events if name == "tool_result"}
     assert results["get"]["ok"] is True
     assert results["get"]["refs"] == ["Supplier/S-1001"]
@@ -205,7 +223,10 @@ def test_an_exploration_streams_every_event_in_order_and_leaves_its_trace(
     assert "Contract/C-9999" not in cited, "a citation of a Record no tool returned was kept"
     assert answer_event["found"] is True
     done = events[-1][1]
-    assert done["steps"] == 2
+    assert done["steps"] == 3
+    assert done["outcome"] == "answered"
+    assert done["tokens"]["input"] > 0
+    assert done["tokens"]["output"] > 0
 
     # The session is a trace session the caller reads with its own key.
     session_id = events[0][1]["session_id"]
@@ -274,3 +295,28 @@ def test_a_model_error_streams_an_error_event_then_the_answer(
     # The message says what went wrong, without quoting the question or the model's text.
     assert "S-1001" not in error["message"]
     assert "still not" not in error["message"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug: the tokens of model calls whose answers failed the schema (and its repair) "
+    "are not counted in done.tokens; ModelAnswerInvalid carries no usage (guide.md: the "
+    "failed call's tokens are counted)",
+)
+def test_the_tokens_of_a_failed_model_call_are_counted(
+    keeper: LiveKeeper, model: ScriptedModelServer
+) -> None:
+    model.add("this is not JSON", "still not JSON")
+    settings = guide_settings(keeper.url, model)
+    body = {"domain": "supply", "branch": None, "question": QUESTION, "max_steps": 3}
+    reader = BrowserReader()
+    with (
+        serve_guide(settings, explorer=None) as guide,
+        httpx.Client(timeout=30) as client,
+        client.stream("POST", f"{guide}/explore", json=body, headers=bearer(keeper)) as response,
+    ):
+        reader.read(response)
+    done = reader.events[-1][1]
+    # Both calls were answered and counted by the endpoint (prompt and completion tokens).
+    assert done["tokens"]["input"] > 0
+    assert done["tokens"]["output"] > 0
