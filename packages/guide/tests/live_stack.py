@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_store import Store
 from lorebase_store.testing import every_row
@@ -38,10 +38,12 @@ class SeenRequest:
     method: str
     path: str
     headers: dict[str, str]
+    body: bytearray = field(default_factory=bytearray)
+    """The request body, as Keeper read it."""
 
 
 class RecordingApp:
-    """An ASGI app that records each HTTP request, then lets `app` answer it."""
+    """An ASGI app that records each HTTP request (and its body), then lets `app` answer it."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -49,14 +51,24 @@ class RecordingApp:
         self._lock = threading.Lock()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = {
-                name.decode("latin-1").lower(): value.decode("latin-1")
-                for name, value in scope["headers"]
-            }
-            with self._lock:
-                self.seen.append(SeenRequest(scope["method"], scope["path"], headers))
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {
+            name.decode("latin-1").lower(): value.decode("latin-1")
+            for name, value in scope["headers"]
+        }
+        seen = SeenRequest(scope["method"], scope["path"], headers)
+        with self._lock:
+            self.seen.append(seen)
+
+        async def recording_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                seen.body.extend(message.get("body", b""))
+            return message
+
+        await self.app(scope, recording_receive, send)
 
     def since(self, mark: int) -> list[SeenRequest]:
         with self._lock:
