@@ -92,7 +92,9 @@ def single_source(data: SupplyData, text: str) -> Question:
 
 
 def tier1_high_risk_open_orders(data: SupplyData, text: str) -> Question:
-    open_orders = {po for po, row in data.records["PurchaseOrder"].items() if row["status"] == "open"}
+    open_orders = {
+        po for po, row in data.records["PurchaseOrder"].items() if row["status"] == "open"
+    }
     keys = [
         code
         for code, row in data.records["Supplier"].items()
@@ -125,7 +127,9 @@ def bering(data: SupplyData, text: str) -> Question:
 
 
 def plants_of_lindqvist(data: SupplyData) -> Question:
-    [code] = [c for c, r in data.records["Supplier"].items() if r["legal_name"].startswith("Lindqvist")]
+    [code] = [
+        c for c, r in data.records["Supplier"].items() if r["legal_name"].startswith("Lindqvist")
+    ]
     plants: set[str] = set()
     for part in data.sources("supplied_by", code):
         plants |= data.targets("stocked_at", part)
@@ -213,8 +217,10 @@ def score(question: Question, text: str, citations: Iterable[str], found: bool) 
     if not found:
         return 0.0
     said = (text + " " + " ".join(citations)).lower().replace(",", "")
+
     def named(item: str) -> bool:
         return re.search(rf"(?<![\w-]){re.escape(item.lower())}(?![\w-])", said) is not None
+
     hits = sum(1 for item in question.expected if named(item))
     wrong = sum(1 for item in question.wrong if named(item))
     if not question.expected:

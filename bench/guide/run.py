@@ -34,9 +34,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # bench/, for common.py
 sys.path.insert(0, str(HERE))
-from common import git_commit, log  # noqa: E402
 from questions import SUPPLY, Question, questions, score  # noqa: E402
 
+from common import git_commit, log  # noqa: E402
 from lorebase_guide import Caller, Exploration, explore  # noqa: E402
 from lorebase_inference import ChatEndpoint, ChatModel  # noqa: E402
 from lorebase_inference.testing import (  # noqa: E402
@@ -95,7 +95,11 @@ def plumbing(request: RecordedRequest) -> dict[str, Any]:
     last = messages[-1]["content"]
     schema = request.body["response_format"]["json_schema"]["schema"]
     if schema["properties"]["action"]["enum"] != ["answer"] and "Ready queries" in last:
-        return {"thought": "Run the first ready query.", "action": "query", "args": {"suggestion": 1}}
+        return {
+            "thought": "Run the first ready query.",
+            "action": "query",
+            "args": {"suggestion": 1},
+        }
     refs = sorted(set(_refs(last)))
     return {
         "thought": "Answer from the result.",
@@ -112,7 +116,9 @@ def plumbing(request: RecordedRequest) -> dict[str, Any]:
 def _refs(text: str) -> list[str]:
     import re
 
-    return re.findall(r"(?<![\w/])(?:Supplier|Part|PurchaseOrder|Contract|Plant|RiskFlag)/[A-Z0-9-]+", text)
+    return re.findall(
+        r"(?<![\w/])(?:Supplier|Part|PurchaseOrder|Contract|Plant|RiskFlag)/[A-Z0-9-]+", text
+    )
 
 
 async def explore_once(
@@ -239,7 +245,9 @@ async def main_async(args: argparse.Namespace) -> int:
         }
     )
     print_table(result)
-    out = args.out or HERE / "results" / ("latest-scripted.json" if args.scripted else "latest.json")
+    out = args.out or HERE / "results" / (
+        "latest-scripted.json" if args.scripted else "latest.json"
+    )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
     log(f"wrote {out}")

@@ -32,13 +32,12 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from lorebase_guide.exploration import Caller, Event, Exploration
-from lorebase_inference.embeddings import Embedder
 from opentelemetry.sdk.trace.export import SpanExporter
 from opentelemetry.trace import Tracer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase_guide.app import create_app
+from lorebase_guide.exploration import Caller, Event, Exploration
 from lorebase_guide.service import Explorer
 from lorebase_guide.tools import QueryEmbedder
 from lorebase_inference import ChatModel

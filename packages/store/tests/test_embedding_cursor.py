@@ -69,7 +69,10 @@ def test_a_backfill_pages_through_the_head_and_resumes(supply: Store) -> None:
 
 def test_the_text_is_the_lexical_documents(supply: Store) -> None:
     texts = {f"{r.kind}/{r.key}": r.text for r in page(supply).records}
-    assert texts["Supplier/S-1001"] == "Kavsen Alloys Sp. z o.o.\nS-1001\nPoznan\nPL (Poland, Polish)\nhigh"
+    assert (
+        texts["Supplier/S-1001"]
+        == "Kavsen Alloys Sp. z o.o.\nS-1001\nPoznan\nPL (Poland, Polish)\nhigh"
+    )
     # sensitive Attributes (vat_number, contact_email) are never part of it
     assert all("@" not in str(text) for text in texts.values())
     assert texts["RiskFlag/RF-S-1001-0001"] is not None
