@@ -292,12 +292,6 @@ def test_a_viewer_narrowed_to_suppliers_sees_the_same_through_guide(
         assert kind not in shown, f"the model was shown the hidden Kind {kind}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug in lorebase_guide.tools.graph.neighborhood: Keeper's neighborhood answers "
-    "`links` as a mapping, and slicing it raises TypeError once a Record has Links; the "
-    "exploration then ends without answer and done",
-)
 def test_the_admin_reads_the_same_parts_through_guide(
     keeper: LiveKeeper, model: ScriptedModelServer
 ) -> None:

@@ -41,9 +41,12 @@ async def neighborhood(context: ToolContext, args: Mapping[str, Any]) -> ToolRes
     lines += shown
     if left:
         lines.append(f"[{left} more linked Records not shown]")
-    for link in (answer.get("links") or [])[: context.limits.max_items]:
-        if isinstance(link, Mapping):
-            lines.append(f"link: {link.get('from')} -{link.get('relation')}-> {link.get('to')}")
+    links = answer.get("links")
+    if isinstance(links, Mapping) and links:
+        lines.append("Links:")
+        for relation, items in sorted(links.items()):
+            for link in list(items)[: context.limits.max_items]:
+                lines.append(f"- {link.get('from')} {relation} {link.get('to')}")
     found = refs_in_content(seeds, context.names.kinds) | refs_in_content(
         neighbors, context.names.kinds
     )
