@@ -50,7 +50,7 @@ def check_citations(cited: Iterable[str], seen: set[str]) -> CheckedCitations:
     """Keep the citations in `seen` (in the model's order, each once); drop the others.
 
     A citation is the first ref written in it: small models often copy a whole heading
-    ("Contract/C-3013 in supply/main @ 0a899593bfb7") where the ref alone was asked for.
+    ("Contract/C-3013 in supply/main @ 9593454195d1") where the ref alone was asked for.
     """
     kept: list[str] = []
     dropped: list[str] = []

@@ -46,7 +46,7 @@ def pairs(values: Mapping[str, Any] | None, skip: Iterable[str] = ()) -> str:
 
 
 def where(answer: Mapping[str, Any]) -> str:
-    """`supply/main @ 0a899593bfb7`: where an answer was read."""
+    """`supply/main @ 9593454195d1`: where an answer was read."""
     domain = answer.get("domain", "?")
     branch = answer.get("branch")
     place = f"{domain}/{branch}" if branch else str(domain)

@@ -31,13 +31,13 @@ Example: {"domain": "supply", "refs": ["Supplier/S-1007"], "depth": 1}"""
 DIFF = """\
 What changed between two Revisions: the Records and Links added, removed or modified, with the
 values before and after. Use it to compare two states; lorebase_history follows one Record.
-Example: {"domain": "supply", "from_revision": "209f09e96ed9", "to_revision": "0a899593bfb7"}"""
+Example: {"domain": "supply", "from_revision": "3595fb1145de", "to_revision": "9593454195d1"}"""
 
 CHANGES = """\
 The Revisions committed on a branch after a Revision (the polling change feed), oldest first,
 with the Kinds and keys they touched. Use it to refresh what you read before (pass the
 revision of your last answer as since).
-Example: {"domain": "supply", "branch": "main", "since": "0a899593bfb7"}"""
+Example: {"domain": "supply", "branch": "main", "since": "9593454195d1"}"""
 
 HEALTH = """\
 The data health of a Domain or one Kind: counts, invalid Records, orphan Links, gaps in required
