@@ -52,10 +52,11 @@ def contract_history(contract: str) -> Goal:
     return Goal(
         title=f"history of Contract/{contract}",
         text=(
-            f"Find the history of the contract Contract/{contract} (lorebase_history) and "
-            f"summarize it: each change with its date, author, the Attributes it changed and "
-            f"its message, oldest first; read the current values (lorebase_record) if the "
-            f"history does not say them. Cite Contract/{contract}."
+            f"Find the history of the contract Contract/{contract}: call lorebase_history "
+            f'with {{"domain": "supply", "key": "Contract/{contract}", "values": true}} (every '
+            f"change, no other argument), then summarize it: each change with its date, "
+            f"author, what it changed and its message, oldest first; read the current values "
+            f"(lorebase_record) if the history does not say them. Cite Contract/{contract}."
         ),
     )
 
