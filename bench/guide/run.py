@@ -90,17 +90,10 @@ def keeper() -> Iterator[tuple[str, str]]:
 
 
 def plumbing(request: RecordedRequest) -> dict[str, Any]:
-    """The scripted model: run resolve's first ready query, then cite what it returned."""
-    messages = request.body["messages"]
-    last = messages[-1]["content"]
-    schema = request.body["response_format"]["json_schema"]["schema"]
-    if schema["properties"]["action"]["enum"] != ["answer"] and "Ready queries" in last:
-        return {
-            "thought": "Run the first ready query.",
-            "action": "query",
-            "args": {"suggestion": 1},
-        }
-    refs = sorted(set(_refs(last)))
+    """The scripted model: cite what resolve's first ready query (run in step 1) returned."""
+    last = request.body["messages"][-1]["content"]
+    _, ran, answered = last.partition("The answer of ready query 1 (already run):")
+    refs = sorted(set(_refs(answered if ran else last)))
     return {
         "thought": "Answer from the result.",
         "action": "answer",

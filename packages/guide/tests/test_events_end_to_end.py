@@ -297,12 +297,6 @@ def test_a_model_error_streams_an_error_event_then_the_answer(
     assert "still not" not in error["message"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the tokens of model calls whose answers failed the schema (and its repair) "
-    "are not counted in done.tokens; ModelAnswerInvalid carries no usage (guide.md: the "
-    "failed call's tokens are counted)",
-)
 def test_the_tokens_of_a_failed_model_call_are_counted(
     keeper: LiveKeeper, model: ScriptedModelServer
 ) -> None:

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from lorebase_guide.exploration import Caller, Event, Exploration, explore
+from lorebase_guide.tools import TOOLS, DomainNames
 from lorebase_inference import ChatEndpoint, ChatModel
 from lorebase_inference.testing import RecordedRequest, Reply, ScriptedModelServer
 from lorebase_keeper.app import create_app
@@ -150,7 +151,7 @@ def wait_for_session(
 async def test_every_event_in_order_with_every_member(keeper: LiveKeeper) -> None:
     metrics = Metrics(Settings().telemetry, "lorebase-guide")
     script = [
-        step("query", {"suggestion": 1}, "Run the ready query that counts suppliers."),
+        step("get", {"ref": "Part/P-10007"}, "Read the first of the parts the query found."),
         answer("Three parts have a single supplier: P-10007, P-10019, P-10033.", SINGLE_SOURCED),
     ]
     with ScriptedModelServer(script) as server:
@@ -176,16 +177,19 @@ async def test_every_event_in_order_with_every_member(keeper: LiveKeeper) -> Non
         6,
     )
     calls = of(events, "tool_call")
-    assert [(c["step"], c["tool"]) for c in calls] == [(1, "resolve"), (2, "query")]
+    assert [(c["step"], c["tool"]) for c in calls] == [(1, "resolve"), (2, "get")]
     assert calls[0]["args"] == {"text": SINGLE_SOURCE}
-    assert calls[1]["args"] == {"suggestion": 1}
+    assert calls[1]["args"] == {"ref": "Part/P-10007"}
     results = of(events, "tool_result")
     assert all(set(r) == {"step", "tool", "ok", "summary", "refs"} for r in results)
     assert [r["ok"] for r in results] == [True, True]
-    assert results[1]["refs"] == SINGLE_SOURCED
+    # resolve's step ran its first ready query: the Records it found are cited refs already.
+    assert results[0]["refs"] == SINGLE_SOURCED
+    assert results[0]["summary"].endswith("the first run: 3 Part Records")
+    assert results[1]["refs"] == ["Part/P-10007"]
     thoughts = of(events, "thought")
     assert [t["step"] for t in thoughts] == [2, 3]
-    assert thoughts[0]["text"] == "Run the ready query that counts suppliers."
+    assert thoughts[0]["text"] == "Read the first of the parts the query found."
     [final] = of(events, "answer")
     assert final["found"] is True
     assert final["text"].startswith("Three parts")
@@ -210,9 +214,36 @@ async def test_every_event_in_order_with_every_member(keeper: LiveKeeper) -> Non
     assert shown.startswith(f"<<{marker}>> result of step 1 (resolve)")
     assert f"<</{marker}>>" in shown
     assert '"rel": "supplied_by", "count": {"op": "eq", "value": 1}' in shown
+    assert "The answer of ready query 1 (already run):" in shown
+    assert all(ref in shown for ref in SINGLE_SOURCED)
     assert metrics.value("lorebase.guide.explorations", {"outcome": "answered"}) == 1
-    assert metrics.value("lorebase.guide.steps", {"tool": "query", "success": "true"}) == 1
+    assert metrics.value("lorebase.guide.steps", {"tool": "get", "success": "true"}) == 1
     assert metrics.value("lorebase.guide.tokens", {"direction": "input"}) == done["tokens"]["input"]
+
+
+async def test_the_first_ready_query_ran_in_step_1_is_not_run_again(keeper: LiveKeeper) -> None:
+    transport = Recording()
+    script = [
+        step("query", {"suggestion": 1}),
+        answer("Three parts have a single supplier.", SINGLE_SOURCED),
+    ]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, transport=transport)
+    results = of(events, "tool_result")
+    assert (results[1]["ok"], results[1]["summary"]) == (False, "repeated call of step 1: not sent")
+    assert [r.url.path for r in transport.requests].count("/api/v1/domains/supply/query") == 1
+    assert of(events, "answer")[0]["found"] is True
+
+
+async def test_a_question_without_a_ready_query_is_resolved_alone(keeper: LiveKeeper) -> None:
+    transport = Recording()
+    script = [answer("Not in the graph.", [], found=False)]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, "zzqx wibble", transport=transport)
+    [result] = of(events, "tool_result")
+    assert (result["ok"], result["refs"]) == (True, [])
+    assert "first run" not in result["summary"]
+    assert not [r for r in transport.requests if r.url.path.endswith("/query")]
 
 
 async def test_a_citation_of_an_unseen_record_is_removed(keeper: LiveKeeper) -> None:
@@ -287,7 +318,8 @@ async def test_an_unknown_tool_is_an_error_to_the_model_and_does_nothing(
     assert "does not match the JSON schema" in repair
     assert "delete_records" in repair
     assert all(
-        r.method == "GET" or r.url.path.endswith(("/resolve", "/notes")) for r in transport.requests
+        r.method == "GET" or r.url.path.endswith(("/resolve", "/query", "/notes"))
+        for r in transport.requests
     )
     assert of(events, "answer")[0]["found"] is True
 
@@ -394,6 +426,49 @@ async def test_a_failing_model_ends_with_error_model(keeper: LiveKeeper) -> None
     assert of(events, "answer")[0]["found"] is False
 
 
+async def test_a_fault_in_a_tool_fails_its_step_and_the_exploration_goes_on(
+    keeper: LiveKeeper, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Fault injection: a bug in a tool's code (the kind the neighborhood tool once had, slicing
+    # a mapping) must not end the stream without its answer.
+    async def broken(context: Any, args: dict[str, Any]) -> Any:
+        raise TypeError("unhashable type: 'slice' (secret-value-31)")
+
+    monkeypatch.setitem(TOOLS, "get", broken)
+    script = [step("get", {"ref": "Part/P-10007"}), answer("Nothing read.", [], found=False)]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server)
+        assert len(server.requests) == 2
+    results = of(events, "tool_result")
+    assert (results[-1]["tool"], results[-1]["ok"], results[-1]["summary"]) == (
+        "get",
+        False,
+        "tool failed",
+    )
+    assert names(events)[-2:] == ["answer", "done"]
+    assert "TypeError" in caplog.text
+    assert "secret-value-31" not in caplog.text
+
+
+async def test_a_fault_outside_the_tools_still_ends_the_stream_with_answer_and_done(
+    keeper: LiveKeeper, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(schema: Any) -> Any:
+        raise KeyError("kinds")
+
+    monkeypatch.setattr(DomainNames, "of", staticmethod(broken))
+    with ScriptedModelServer([]) as server:
+        events = await run(keeper, server)
+        assert server.requests == []
+    assert names(events) == ["session", "answer", "done"]
+    assert of(events, "answer")[0] == {
+        "text": "Not found in the graph.",
+        "citations": [],
+        "found": False,
+    }
+    assert of(events, "done")[0]["outcome"] == "failed"
+
+
 async def test_trace_headers_and_notes_reach_keeper(keeper: LiveKeeper) -> None:
     transport = Recording()
     script = [
@@ -408,11 +483,13 @@ async def test_trace_headers_and_notes_reach_keeper(keeper: LiveKeeper) -> None:
         assert request.headers["X-Lorebase-Trace"] == "on"
         assert request.headers["Authorization"] == f"Bearer {keeper.keys['admin']}"
     tools = [r.headers.get("X-Lorebase-Tool") for r in transport.requests]
-    assert tools == [None, "guide.resolve", None, "guide.get", None]
-    found = wait_for_session(keeper.store, "usr_admin", session_id, 5)
+    # The first ready query runs inside resolve's step, under its tool name.
+    assert tools == [None, "guide.resolve", "guide.resolve", None, "guide.get", None]
+    found = wait_for_session(keeper.store, "usr_admin", session_id, 6)
     notes = [(s.note, s.note_step) for s in found.steps if s.type == "note"]
     assert notes == [("Read the pump.", 2), ("Reading.", 3)]
     assert [s.tool for s in found.steps if s.type == "call" and s.tool] == [
+        "guide.resolve",
         "guide.resolve",
         "guide.get",
     ]
@@ -427,7 +504,7 @@ async def test_notes_false_keeps_the_headers_and_posts_no_note(keeper: LiveKeepe
     assert not [r for r in transport.requests if r.url.path.endswith("/notes")]
     assert all(r.headers["X-Lorebase-Session"] == session_id for r in transport.requests)
     found = wait_for_session(keeper.store, "usr_admin", session_id, 3)
-    assert [s.type for s in found.steps] == ["call", "call", "call"]
+    assert [s.type for s in found.steps] == ["call", "call", "call", "call"]
 
 
 async def test_trace_disabled_sends_no_header_and_no_note(keeper: LiveKeeper) -> None:
@@ -435,7 +512,7 @@ async def test_trace_disabled_sends_no_header_and_no_note(keeper: LiveKeeper) ->
     script = [step("get", {"ref": "Part/P-10007"}), answer("A pump.", ["Part/P-10007"])]
     with ScriptedModelServer(script) as server:
         await run(keeper, server, transport=transport, trace={"enabled": False})
-    assert len(transport.requests) == 3
+    assert len(transport.requests) == 4
     for request in transport.requests:
         assert not {"x-lorebase-session", "x-lorebase-trace", "x-lorebase-tool"} & set(
             request.headers.keys()

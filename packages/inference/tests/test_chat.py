@@ -135,6 +135,10 @@ async def test_a_repair_still_invalid_is_model_answer_invalid() -> None:
         await _ask(_endpoint(server))
     assert "/: not json" in raised.value.detail
     assert raised.value.to_problem()["code"] == "model-answer-invalid"
+    # Both calls were answered: their tokens are on the error (the caller counts them).
+    assert raised.value.prompt_tokens > 0
+    assert raised.value.completion_tokens > 0
+    assert "prompt_tokens" not in raised.value.to_problem()
     assert raised.value.status == 502
 
     with (

@@ -766,11 +766,20 @@ class ModelAnswerInvalid(LorebaseError):
     """A model's answer that did not match the requested JSON schema, even after one repair call.
 
     The detail names the first few schema problems by path (`/steps/0/tool: ...`, `/: not json`).
+    `prompt_tokens` and `completion_tokens` are what the failed calls used (both answered, so
+    both are paid for); they are attributes, not members of the problem document.
     """
 
     status = 502
     code = "model-answer-invalid"
     title = "Model answer invalid"
+
+    def __init__(
+        self, detail: str, *, prompt_tokens: int = 0, completion_tokens: int = 0, **extra: Any
+    ) -> None:
+        super().__init__(detail, **extra)
+        self.prompt_tokens = prompt_tokens
+        self.completion_tokens = completion_tokens
 
 
 class CsrfRejected(Forbidden):

@@ -3,7 +3,7 @@
 The loop's discipline, for small models as much as large ones:
 
 - it starts from resolve: the question's words, grounded in the schema and the stored values,
-  with ready queries, are the first result the model sees;
+  with ready queries and the answer of the first of them, are the first result the model sees;
 - it never repeats an identical call: the model is told it already has that result;
 - after a miss (an unknown Kind, Attribute, Relation or Record) the result lists the valid names;
 - an empty query or search result says it does not prove absence; only an exact read does;
@@ -51,13 +51,14 @@ from lorebase_guide.markers import new_fence
 from lorebase_guide.prompt import NOT_FOUND, cite_note, result_message, step_message, system_prompt
 from lorebase_guide.steps import ANSWER, STEP_NAME, Step, step_schema
 from lorebase_guide.tools import (
+    FIRST_QUERY,
     TOOLS,
     ArgsInvalid,
     DomainNames,
     QueryEmbedder,
     ToolContext,
     ToolResult,
-    resolve_text,
+    resolve_first,
 )
 from lorebase_inference import ChatModel
 from lorebase_platform.settings import Settings
@@ -166,6 +167,13 @@ class Run:
                 yield event
         except _Finished:
             pass
+        except Exception as exc:  # a fault of Guide's, not the caller's: the stream still ends
+            logger.error(
+                "exploration %s failed (%s); it ends without an answer",
+                self.session_id,
+                type(exc).__name__,
+            )
+            self._finish(queue, NOT_FOUND, [], False, "failed")
         for event in queue:
             yield event
 
@@ -294,7 +302,9 @@ class Run:
         ) as span:
             try:
                 if tool == "resolve" and number == 1:
-                    result = await resolve_text(context, self.exploration.question)
+                    result = await resolve_first(context, self.exploration.question)
+                    if result.refs:  # its first ready query ran: asking for it again repeats it
+                        self.calls["query" + json.dumps(FIRST_QUERY, sort_keys=True)] = number
                 else:
                     result = await run(context, step.args)
             except ArgsInvalid as exc:
@@ -304,6 +314,18 @@ class Run:
             except httpx.HTTPError as exc:
                 result = ToolResult(
                     False, "Keeper did not answer", f"Keeper did not answer ({type(exc).__name__})."
+                )
+            except Exception as exc:
+                # A fault of the tool's own code: this step failed, the exploration goes on. The
+                # type only in the log: the message may quote values.
+                logger.error(
+                    "exploration %s: the tool %s failed (%s)",
+                    self.session_id,
+                    tool,
+                    type(exc).__name__,
+                )
+                result = ToolResult(
+                    False, "tool failed", "This read failed inside Guide; try another read."
                 )
             finally:
                 self.transport.tool = None
@@ -358,6 +380,10 @@ class Run:
                 logger.warning(
                     "exploration %s: model call failed (%s)", self.session_id, type(exc).__name__
                 )
+                if isinstance(exc, ModelAnswerInvalid):
+                    # Both calls were answered: their tokens are spent and counted.
+                    self.budget.record(chars, exc.prompt_tokens, exc.completion_tokens)
+                    self._count_tokens(exc.prompt_tokens, exc.completion_tokens)
                 self._end(queue, "model", "the model did not give a usable step")
                 raise _Finished from None
         usage = answer.usage

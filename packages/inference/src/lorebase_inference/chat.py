@@ -193,7 +193,7 @@ class ChatModel:
         value, problems = _parse(text, validator)
         if value is not None:
             return StructuredAnswer(value, mode, True, usage.total(self.endpoint), text)
-        raise _answer_invalid(self._where, name, problems)
+        raise _answer_invalid(self._where, name, problems, usage)
 
     async def _first_answer(
         self,
@@ -376,13 +376,17 @@ def _repair_message(name: str, problems: list[str]) -> str:
     )
 
 
-def _answer_invalid(where: str, name: str, problems: list[str]) -> ModelAnswerInvalid:
+def _answer_invalid(
+    where: str, name: str, problems: list[str], usage: _Tally
+) -> ModelAnswerInvalid:
     shown = problems[:_SHOWN_PROBLEMS]
     more = len(problems) - len(shown)
     return ModelAnswerInvalid(
         f"The answer of {where} does not match the schema {name!r}, even after a repair call: "
         + "; ".join(shown)
         + (f" (and {more} more)" if more else ""),
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
         problems=shown,
     )
 

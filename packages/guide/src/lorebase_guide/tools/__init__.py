@@ -10,10 +10,19 @@ from __future__ import annotations
 from lorebase_guide.tools.base import ArgsInvalid, QueryEmbedder, ToolContext, ToolResult, ToolRun
 from lorebase_guide.tools.graph import neighborhood, traverse
 from lorebase_guide.tools.names import DomainNames, RelationEnd
-from lorebase_guide.tools.reads import context_pack, query, resolve, resolve_text, schema, search
+from lorebase_guide.tools.reads import (
+    FIRST_QUERY,
+    context_pack,
+    query,
+    resolve,
+    resolve_first,
+    schema,
+    search,
+)
 from lorebase_guide.tools.records import get, history, lineage, links
 
 __all__ = [
+    "FIRST_QUERY",
     "TOOLS",
     "ArgsInvalid",
     "DomainNames",
@@ -22,7 +31,7 @@ __all__ = [
     "ToolContext",
     "ToolResult",
     "ToolRun",
-    "resolve_text",
+    "resolve_first",
 ]
 
 TOOLS: dict[str, ToolRun] = {

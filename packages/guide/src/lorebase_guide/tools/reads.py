@@ -7,7 +7,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from lorebase_core.errors import EmbeddingUnavailable
+from lorebase_core.errors import EmbeddingUnavailable, LorebaseError
 from lorebase_guide.citations import refs_in_content, refs_in_text
 from lorebase_guide.tools.args import (
     allowed,
@@ -19,7 +19,16 @@ from lorebase_guide.tools.args import (
 from lorebase_guide.tools.base import ArgsInvalid, ToolContext, ToolResult
 from lorebase_guide.tools.shaping import bounded, record_lines, value_text
 
-__all__ = ["context_pack", "query", "resolve", "resolve_text", "schema", "search"]
+__all__ = [
+    "FIRST_QUERY",
+    "context_pack",
+    "query",
+    "resolve",
+    "resolve_first",
+    "resolve_text",
+    "schema",
+    "search",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +96,37 @@ async def resolve_text(context: ToolContext, text: str) -> ToolResult:
         lines.append("No ready query: use search, get or the other tools.")
     summary = f"{len(candidates)} meanings, {len(suggestions)} ready queries"
     return ToolResult(True, summary, bounded("\n".join(lines), context.limits))
+
+
+FIRST_QUERY: dict[str, Any] = {"suggestion": 1}
+"""The arguments of the query resolve_first runs: the first ready query."""
+
+
+async def resolve_first(context: ToolContext, text: str) -> ToolResult:
+    """resolve of `text`, and the answer of its first ready query when it suggests one.
+
+    The exploration's first step: the model starts from the meaning of the question and, when
+    the words made a query, from its answer too, instead of having to choose to run it (a small
+    model often does not). The query is the one listed first, run as `query` runs it; when it
+    fails, the result is resolve's alone.
+    """
+    resolved = await resolve_text(context, text)
+    if not context.suggestions:
+        return resolved
+    try:
+        answered = await query(context, FIRST_QUERY)
+    except LorebaseError as exc:
+        logger.info("the first ready query was refused (%s)", exc.code)
+        return resolved
+    return ToolResult(
+        True,
+        f"{resolved.summary}; the first run: {answered.summary}",
+        bounded(
+            resolved.text + "\n\nThe answer of ready query 1 (already run):\n" + answered.text,
+            context.limits,
+        ),
+        answered.refs,
+    )
 
 
 async def resolve(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
