@@ -69,6 +69,13 @@ async def keys_of(http: httpx.AsyncClient, domain: str, query: dict[str, Any]) -
             id="bering-is-the-bearing-category",
         ),
         pytest.param(
+            "supply",
+            "Which parts are supplied by suppliers with an open high or critical risk flag?",
+            0,
+            {"P-10003", "P-10006", "P-10018", "P-10026", "P-10028", "P-10039"},
+            id="high-or-critical-is-one-of-two",
+        ),
+        pytest.param(
             "library",
             "Which books written by Swedish authors are on loan?",
             0,
@@ -114,6 +121,23 @@ async def test_relations_named_and_everyday_words_compose(both: httpx.AsyncClien
         "select": ["title"],
     }
     assert "without 'on loan'" in second["why"]
+
+
+async def test_two_values_of_one_attribute_are_either_not_both(both: httpx.AsyncClient) -> None:
+    # One value cannot equal two: "Swedish or Norwegian" is an `in`, never an `and` of both.
+    (first, *_) = await suggestions(both, "library", "Which authors are Swedish or Norwegian?")
+    assert first["query"]["where"] == {"attr": "country", "op": "in", "value": ["SE", "NO"]}
+    (first, *_) = await suggestions(both, "supply", "Which suppliers are in Poland or Germany?")
+    assert first["query"]["where"] == {"attr": "country", "op": "in", "value": ["PL", "DE"]}
+    assert await keys_of(both, "supply", first["query"]) == await keys_of(
+        both,
+        "supply",
+        {"kind": "Supplier", "where": {"attr": "country", "op": "eq", "value": "PL"}},
+    ) | await keys_of(
+        both,
+        "supply",
+        {"kind": "Supplier", "where": {"attr": "country", "op": "eq", "value": "DE"}},
+    )
 
 
 async def test_a_single_supplier_is_the_documented_query(http: httpx.AsyncClient) -> None:

@@ -56,7 +56,7 @@ class _Node:
     count: dict[str, Any] | None = None
 
     def where(self) -> dict[str, Any] | None:
-        parts = list(self.predicates)
+        parts = _one_of(self.predicates)
         for name, child in self.children.items():
             part: dict[str, Any] = {"rel": name}
             inner = child.where()
@@ -68,6 +68,28 @@ class _Node:
         if not parts:
             return None
         return parts[0] if len(parts) == 1 else {"and": parts}
+
+
+def _one_of(predicates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The predicates, with the equalities of one Attribute to different values made one `in`:
+    "high or critical severity" names two values that one value cannot both equal."""
+    values: dict[str, list[Any]] = {}
+    for predicate in predicates:
+        if predicate.get("op") == "eq" and set(predicate) == {"attr", "op", "value"}:
+            named = values.setdefault(predicate["attr"], [])
+            if predicate["value"] not in named:
+                named.append(predicate["value"])
+    merged: list[dict[str, Any]] = []
+    written: set[str] = set()
+    for predicate in predicates:
+        attr = predicate.get("attr")
+        if attr in values and predicate.get("op") == "eq" and len(values[attr]) > 1:
+            if attr not in written:  # once, where the first of them was
+                merged.append({"attr": attr, "op": "in", "value": values[attr]})
+                written.add(attr)
+            continue
+        merged.append(predicate)
+    return merged
 
 
 def _edges(schema: Schema, scope: ReadScope, named: set[str]) -> dict[str, list[Edge]]:
