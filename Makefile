@@ -19,10 +19,13 @@ test-deps:
 	@[ tests/oidc/node_modules/.package-lock.json -nt tests/oidc/package-lock.json ] || npm ci --prefix tests/oidc --no-audit --no-fund
 
 # The demo's Keeper records the agent trace of the requests that opt in (Herald and the example
-# agent do; docs/trace.md) and runs Scribe's jobs in its process (docs/scribe.md).
-demo: install ## import the supply example, give it an agent, a reviewer and an admin, start Keeper and Scribe
+# agent do; docs/trace.md) and runs Scribe's jobs in its process (docs/scribe.md). Guide starts
+# beside it when the chat model of inference.llm answers (docs/guide.md), and stops with it.
+demo: install ## import the supply example, give it an agent, a reviewer and an admin, start Keeper, Scribe and (with a model) Guide
 	$(RUN) lorebase import examples/supply --create-only
 	$(RUN) lorebase log supply
+	$(RUN) lorebase-guide serve --when-model & guide=$$!; \
+	trap 'kill $$guide 2>/dev/null' EXIT; \
 	LOREBASE__KEEPER__TRACE__ENABLED=true $(RUN) lorebase demo --scribe
 
 lint: ## ruff check and format check

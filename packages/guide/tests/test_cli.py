@@ -10,11 +10,13 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 from click.testing import CliRunner
 from packages.guide.tests.conftest import LiveKeeper
 
 from lorebase_guide.cli import main
 from lorebase_inference import mode_memory_for
+from lorebase_inference.testing import ScriptedModelServer
 from lorebase_platform.settings import load_settings
 
 SCRIPT = Path(sys.executable).parent / "lorebase-guide"
@@ -63,6 +65,66 @@ def test_serve_answers_healthz_and_readyz(keeper: LiveKeeper, tmp_path: Path) ->
     text = output.decode()
     assert "POST /explore 401" in text  # the access log: method, route, status, duration
     assert f"127.0.0.1:{port}" in text
+
+
+def test_serve_when_model_starts_nothing_without_a_model_and_says_why(tmp_path: Path) -> None:
+    config = tmp_path / "lorebase.yaml"
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    config.write_text(
+        f"inference:\n  llm: {{base_url: '{down}', model: m, api_key: 'secret://env/GUIDE_KEY'}}\n"
+    )
+    port = free_port()
+    environment = {
+        name: value for name, value in os.environ.items() if not name.startswith("LOREBASE")
+    }
+    environment["GUIDE_KEY"] = "sk-never-shown"
+    done = subprocess.run(
+        [str(SCRIPT), "serve", "--when-model", "--config", str(config), "--port", str(port)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Guide not started: model 'm' at 127.0.0.1:" in done.stderr
+    assert "cannot be reached" in done.stderr
+    assert "sk-never-shown" not in done.stderr + done.stdout
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+
+
+def test_serve_when_model_serves_once_the_model_answers(keeper: LiveKeeper, tmp_path: Path) -> None:
+    with ScriptedModelServer([]) as model:
+        config = tmp_path / "lorebase.yaml"
+        config.write_text(
+            f"guide:\n  keeper: {{base_url: '{keeper.url}'}}\n  data_dir: '{tmp_path}'\n"
+            f"inference:\n  llm: {{base_url: '{model.base_url}', model: scripted}}\n"
+        )
+        port = free_port()
+        environment = {
+            name: value for name, value in os.environ.items() if not name.startswith("LOREBASE")
+        }
+        process = subprocess.Popen(
+            [str(SCRIPT), "serve", "--when-model", "--config", str(config), "--port", str(port)],
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                    break
+                except httpx.TransportError:
+                    assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                    assert time.monotonic() < deadline, "lorebase-guide serve did not listen"
+                    time.sleep(0.1)
+            assert health.json() == {"status": "ok"}
+            assert [r.path for r in model.requests] == ["/v1/models"]
+        finally:
+            process.terminate()
+            process.communicate(timeout=30)
 
 
 def test_serve_refuses_a_bad_config(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -40,11 +41,26 @@ def main() -> None:
 @click.option(
     "--port", type=int, default=None, help="Port to listen on (default: guide.http.port)."
 )
-def serve(config_file: Path | None, host: str | None, port: int | None) -> None:
+@click.option(
+    "--when-model",
+    is_flag=True,
+    help="Start only when the chat model of guide.agent.task answers GET /models; otherwise "
+    "say why and exit 0 (what `make demo` uses).",
+)
+def serve(config_file: Path | None, host: str | None, port: int | None, when_model: bool) -> None:
     """Serve POST /explore, POST /embed, GET /healthz and GET /readyz."""
     from lorebase_guide.app import create_app
 
     settings = _settings(config_file)
+    if when_model:
+        reason = asyncio.run(_model_unavailable(settings))
+        if reason is not None:
+            click.echo(
+                f"Guide not started: {reason}. Configure inference.llm (docs/guide.md) and "
+                "start it with `lorebase-guide serve`.",
+                err=True,
+            )
+            return
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     app = create_app(settings)
     http = settings.guide.http
@@ -57,6 +73,17 @@ def serve(config_file: Path | None, host: str | None, port: int | None) -> None:
         access_log=False,
         log_level="info",
     )
+
+
+async def _model_unavailable(settings: Settings) -> str | None:
+    from lorebase_inference import ChatModel, endpoint_for
+
+    try:
+        endpoint = endpoint_for(settings.inference.llm, settings.guide.agent.task)
+    except LorebaseError as error:
+        return f"the model's settings cannot be used ({error.detail})"
+    async with ChatModel(endpoint) as model:
+        return await model.unavailable()
 
 
 @main.group()

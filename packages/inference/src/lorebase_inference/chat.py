@@ -115,6 +115,20 @@ class ChatModel:
     async def __aenter__(self) -> ChatModel:
         return self
 
+    async def unavailable(self, timeout_s: float = 3.0) -> str | None:
+        """Why the endpoint cannot be used now, or None when its `GET /models` answers 200.
+
+        The reason names the host and port, never the key or the path's query."""
+        try:
+            response = await self._client.get(
+                f"{self.endpoint.base_url.rstrip('/')}/models", timeout=timeout_s
+            )
+        except httpx.HTTPError as exc:
+            return f"{self._where} cannot be reached ({type(exc).__name__})"
+        if not response.is_success:
+            return f"{self._where} answered GET /models with HTTP {response.status_code}"
+        return None
+
     async def __aexit__(
         self,
         exc_type: type[BaseException] | None,
