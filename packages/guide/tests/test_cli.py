@@ -28,43 +28,58 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def clean_environment() -> dict[str, str]:
+    """The environment without LOREBASE settings (the config file is the only source)."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("LOREBASE")}
+
+
+class Served:
+    """`lorebase-guide serve` running on its port; `output` holds what it printed once stopped."""
+
+    def __init__(self, config: Path, *options: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            [str(SCRIPT), "serve", *options, "--config", str(config), "--port", str(self.port)],
+            env=clean_environment(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        self.output = ""
+
+    def __enter__(self) -> Served:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{self.url}/healthz", timeout=1)
+                return self
+            except httpx.TransportError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.__exit__()
+                    raise AssertionError(
+                        f"lorebase-guide serve did not listen:\n{self.output}"
+                    ) from None
+                time.sleep(0.1)
+
+    def __exit__(self, *_: object) -> None:
+        self.process.terminate()
+        output, _ = self.process.communicate(timeout=30)
+        self.output = output.decode()
+
+
 def test_serve_answers_healthz_and_readyz(keeper: LiveKeeper, tmp_path: Path) -> None:
     config = tmp_path / "lorebase.yaml"
     config.write_text(
         f"guide:\n  keeper: {{base_url: '{keeper.url}'}}\n  data_dir: '{tmp_path}'\n"
         "  http: {allowed_origins: ['http://app.example']}\n"
     )
-    port = free_port()
-    environment = {
-        name: value for name, value in os.environ.items() if not name.startswith("LOREBASE")
-    }
-    process = subprocess.Popen(
-        [str(SCRIPT), "serve", "--config", str(config), "--port", str(port)],
-        env=environment,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                health = httpx.get(f"{url}/healthz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert process.poll() is None, process.stdout.read() if process.stdout else ""
-                assert time.monotonic() < deadline, "lorebase-guide serve did not listen"
-                time.sleep(0.1)
-        assert health.json() == {"status": "ok"}
-        assert httpx.get(f"{url}/readyz").status_code == 200
-        refused = httpx.post(f"{url}/explore", json={"domain": "supply", "question": "q"})
+    with Served(config) as guide:
+        assert httpx.get(f"{guide.url}/healthz").json() == {"status": "ok"}
+        assert httpx.get(f"{guide.url}/readyz").status_code == 200
+        refused = httpx.post(f"{guide.url}/explore", json={"domain": "supply", "question": "q"})
         assert refused.status_code == 401
-    finally:
-        process.terminate()
-        output, _ = process.communicate(timeout=30)
-    text = output.decode()
-    assert "POST /explore 401" in text  # the access log: method, route, status, duration
-    assert f"127.0.0.1:{port}" in text
+    assert "POST /explore 401" in guide.output  # the access log: method, route, status, duration
+    assert f"127.0.0.1:{guide.port}" in guide.output
 
 
 def test_serve_when_model_starts_nothing_without_a_model_and_says_why(tmp_path: Path) -> None:
@@ -74,13 +89,9 @@ def test_serve_when_model_starts_nothing_without_a_model_and_says_why(tmp_path: 
         f"inference:\n  llm: {{base_url: '{down}', model: m, api_key: 'secret://env/GUIDE_KEY'}}\n"
     )
     port = free_port()
-    environment = {
-        name: value for name, value in os.environ.items() if not name.startswith("LOREBASE")
-    }
-    environment["GUIDE_KEY"] = "sk-never-shown"
     done = subprocess.run(
         [str(SCRIPT), "serve", "--when-model", "--config", str(config), "--port", str(port)],
-        env=environment,
+        env={**clean_environment(), "GUIDE_KEY": "sk-never-shown"},
         capture_output=True,
         text=True,
         timeout=60,
@@ -100,31 +111,9 @@ def test_serve_when_model_serves_once_the_model_answers(keeper: LiveKeeper, tmp_
             f"guide:\n  keeper: {{base_url: '{keeper.url}'}}\n  data_dir: '{tmp_path}'\n"
             f"inference:\n  llm: {{base_url: '{model.base_url}', model: scripted}}\n"
         )
-        port = free_port()
-        environment = {
-            name: value for name, value in os.environ.items() if not name.startswith("LOREBASE")
-        }
-        process = subprocess.Popen(
-            [str(SCRIPT), "serve", "--when-model", "--config", str(config), "--port", str(port)],
-            env=environment,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            deadline = time.monotonic() + 30
-            while True:
-                try:
-                    health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                    break
-                except httpx.TransportError:
-                    assert process.poll() is None, process.stdout.read() if process.stdout else ""
-                    assert time.monotonic() < deadline, "lorebase-guide serve did not listen"
-                    time.sleep(0.1)
-            assert health.json() == {"status": "ok"}
-            assert [r.path for r in model.requests] == ["/v1/models"]
-        finally:
-            process.terminate()
-            process.communicate(timeout=30)
+        with Served(config, "--when-model") as guide:
+            assert httpx.get(f"{guide.url}/healthz").json() == {"status": "ok"}
+        assert [r.path for r in model.requests] == ["/v1/models"]
 
 
 def test_serve_refuses_a_bad_config(tmp_path: Path) -> None:
