@@ -63,6 +63,8 @@ class Outcome:
     found: bool
     steps: int
     tools: list[str]
+    calls: list[dict[str, Any]]
+    """Each tool call of the model (after Guide's first step), with its arguments."""
     tokens: int
     seconds: float
     outcome: str
@@ -121,6 +123,7 @@ async def explore_once(
     caller = Caller("usr_admin", {"Authorization": f"Bearer {key}"})
     started = time.monotonic()
     tools: list[str] = []
+    calls: list[dict[str, Any]] = []
     final: dict[str, Any] = {}
     done: dict[str, Any] = {}
     async with ChatModel(endpoint) as model:
@@ -132,6 +135,8 @@ async def explore_once(
         ):
             if name == "tool_call":
                 tools.append(data["tool"])
+                if data["step"] > 1:
+                    calls.append({"tool": data["tool"], "args": data["args"]})
             elif name == "answer":
                 final = data
             elif name == "done":
@@ -144,6 +149,7 @@ async def explore_once(
         found=final["found"],
         steps=done["steps"],
         tools=tools,
+        calls=calls,
         tokens=done["tokens"]["input"] + done["tokens"]["output"],
         seconds=round(time.monotonic() - started, 2),
         outcome=done["outcome"],

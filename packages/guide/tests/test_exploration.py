@@ -378,6 +378,66 @@ async def test_a_model_that_always_wants_more_never_exceeds_max_steps(keeper: Li
     assert "Part/P-10007" in last
 
 
+async def test_fruitless_steps_in_a_row_make_the_next_turn_the_last(keeper: LiveKeeper) -> None:
+    script = [
+        step("get", {"ref": "Part/P-10007"}),  # nothing new (the first step found it), but
+        step("get", {"ref": "Part/P-10019"}),  # another tool: only from here is it a walk
+        step("get", {"ref": "Part/P-10033"}),
+        answer("Three parts.", SINGLE_SOURCED),
+    ]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server)
+        requests = list(server.requests)
+    assert [c["tool"] for c in of(events, "tool_call")] == ["resolve", "get", "get", "get"]
+    assert [is_last_turn(r) for r in requests] == [False, False, False, True]  # only an answer
+    shown = [r.body["messages"][-1]["content"] for r in requests[1:3]]
+    assert "found no Record" not in shown[0]  # one tool once is not a walk
+    assert "This step found no Record you did not already have" in shown[1]
+    assert of(events, "answer")[0]["found"] is True
+
+
+async def test_a_repeated_call_is_fruitless_and_max_stale_steps_0_lets_it_go_on(
+    keeper: LiveKeeper,
+) -> None:
+    script = [step("query", {"suggestion": 1})] * 3 + [answer("Three parts.", SINGLE_SOURCED)]
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server)
+    assert len(of(events, "tool_call")) == 3  # resolve, then two repeats: the third turn is last
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, agent={"max_stale_steps": 0})
+    assert len(of(events, "tool_call")) == 4
+
+
+async def test_the_model_may_ask_only_for_the_ready_queries_there_are(keeper: LiveKeeper) -> None:
+    def suggestion_maximum(request: RecordedRequest) -> int | None:
+        schema = request.body["response_format"]["json_schema"]["schema"]
+        for shape in schema["properties"]["args"]["anyOf"]:
+            for option in shape.get("anyOf", [shape]):
+                if "suggestion" in option.get("properties", {}):
+                    return int(option["properties"]["suggestion"]["maximum"])
+        return None
+
+    with ScriptedModelServer([answer("Three parts.", SINGLE_SOURCED)]) as server:
+        await run(keeper, server)
+        [asked] = server.requests
+    ready = await keeper_suggestions(keeper, SINGLE_SOURCE)
+    assert suggestion_maximum(asked) == ready > 0
+    with ScriptedModelServer([answer("Nothing.", [], found=False)]) as server:
+        await run(keeper, server, "zzqx wibble")
+        [asked] = server.requests
+    assert suggestion_maximum(asked) is None
+
+
+async def keeper_suggestions(keeper: LiveKeeper, text: str) -> int:
+    async with httpx.AsyncClient(base_url=keeper.url) as client:
+        response = await client.post(
+            "/api/v1/domains/supply/resolve",
+            json={"text": text},
+            headers={"Authorization": f"Bearer {keeper.keys['admin']}"},
+        )
+    return len(response.json()["suggestions"])
+
+
 @pytest.mark.parametrize("budget", [6000, 9000, 14000])
 async def test_a_model_that_always_wants_more_never_exceeds_the_token_budget(
     keeper: LiveKeeper, budget: int

@@ -107,6 +107,8 @@ class WorstCaseModel:
     cites: list[str] = field(default_factory=list)
     answer: str | None = None
     final: dict[str, Any] | None = None
+    sent: str | None = None
+    """The text of the last answer the model sent (what Guide must pass through as it is)."""
     shown_payload: bool = False
     shown_probe: bool = False
     rows_after_live_write: dict[str, list[str]] | None = None
@@ -115,7 +117,7 @@ class WorstCaseModel:
     def start(self, case: InjectionCase, canary: str) -> None:
         self.case, self.canary, self.marker = case, canary, None
         self.queue = [(case.lure, {"ref": case.ref})]
-        self.tried, self.cites, self.answer, self.final = [], [], None, None
+        self.tried, self.cites, self.answer, self.final, self.sent = [], [], None, None, None
         self.shown_payload = self.shown_probe = False
         self.rows_after_live_write = None
 
@@ -207,6 +209,7 @@ class WorstCaseModel:
                 if validator.is_valid({**answer, "args": {**answer["args"], "citations": [ref]}})
             ]
             answer["args"] = {**answer["args"], "citations": kept[:30]}
+        self.sent = text
         return answer
 
     def _write_marker_into_data(self) -> None:
@@ -279,7 +282,9 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
                     inference={"llm": {"base_url": model.base_url, "model": "scripted"}},
                     guide={
                         "keeper": {"base_url": keeper_url},
-                        "agent": {"max_steps": MAX_STEPS, "timeout_s": 30},
+                        # The stale-step limit off: the worst-case model tries every order in
+                        # the data (each returns nothing new), which is what the corpus checks.
+                        "agent": {"max_steps": MAX_STEPS, "max_stale_steps": 0, "timeout_s": 30},
                         "limits": {"explorations_per_minute": 1000},
                         "data_dir": str(directory / "guide"),
                     },
@@ -436,4 +441,4 @@ def test_injected_data_cannot_make_guide_write_fetch_or_cite_unseen(
             assert ref not in [citation["ref"] for citation in answer["citations"]]
     if answer["found"] and brain.answer is not None:
         # Plain text passed through as data: no HTML escaping, stripping or rendering.
-        assert answer["text"] == brain.answer
+        assert answer["text"] == brain.sent

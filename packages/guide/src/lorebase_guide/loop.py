@@ -5,6 +5,10 @@ The loop's discipline, for small models as much as large ones:
 - it starts from resolve: the question's words, grounded in the schema and the stored values,
   with ready queries and the answer of the first of them, are the first result the model sees;
 - it never repeats an identical call: the model is told it already has that result;
+- a fruitless step (a repeat, or the same tool again bringing no new Record) says so, and after
+  guide.agent.max_stale_steps of them in a row the next turn is the last: reading has stopped
+  adding, so the model answers from what it read (a small model otherwise walks through every
+  ready query, or repeats itself, until max_steps);
 - after a miss (an unknown Kind, Attribute, Relation or Record) the result lists the valid names;
 - an empty query or search result says it does not prove absence; only an exact read does;
 - each result is fenced with the exploration's marker; citations are checked against the
@@ -139,6 +143,12 @@ class Run:
         self.messages: list[dict[str, str]] = []
         self.outcome: str | None = None
         self.names = DomainNames()
+        self.suggestions = 0
+        """How many ready queries resolve made (the `suggestion` numbers the model may ask for)."""
+        self.stale = 0
+        """Fruitless steps in a row (repeats, or the same tool bringing no new Record)."""
+        self.previous_tool = ""
+        self.repeated = False
 
     async def aclose(self) -> None:
         if self.outcome is None:
@@ -219,8 +229,10 @@ class Run:
             yield event
         while True:
             chars = self._input_chars()
-            last = self.steps >= self.exploration.max_steps or not self.budget.covers_step(
-                chars, self.limits.max_result_chars
+            last = (
+                self.steps >= self.exploration.max_steps
+                or 0 < self.agent.max_stale_steps <= self.stale
+                or not self.budget.covers_step(chars, self.limits.max_result_chars)
             )
             if last and self.messages[-1]["role"] == "user":
                 self._add_last_turn_note()
@@ -251,6 +263,15 @@ class Run:
         except _Timeout:
             self._end(queue, "timeout", "the exploration ran out of time")
             raise _Finished from None
+        if number == 1:
+            self.suggestions = len(context.suggestions)
+        # Fruitless: a repeated call, or the same tool again returning only Records already
+        # seen (a walk through the ready queries). A miss is not: it shows the valid names.
+        fruitless = self.repeated or (
+            result.ok and not result.refs - self.seen and step.action == self.previous_tool
+        )
+        self.stale = self.stale + 1 if fruitless and number > 1 else 0
+        self.previous_tool = step.action
         self.seen |= result.refs
         yield (
             "tool_result",
@@ -270,7 +291,13 @@ class Run:
             {
                 "role": "user",
                 "content": result_message(
-                    self.fence, number, step.action, result.text, steps_left=left, last=False
+                    self.fence,
+                    number,
+                    step.action,
+                    result.text,
+                    steps_left=left,
+                    last=False,
+                    stale=self.stale > 0,
                 ),
             }
         )
@@ -287,6 +314,7 @@ class Run:
             )
         key = tool + json.dumps(step.args, sort_keys=True, ensure_ascii=False)
         before = self.calls.get(key)
+        self.repeated = before is not None
         if before is not None:
             self._count_step(tool, False)
             return ToolResult(
@@ -365,7 +393,11 @@ class Run:
 
     async def _model_step(self, queue: list[Event], chars: int, *, last: bool) -> Step:
         schema = step_schema(
-            self.names, last=last, max_depth=self.limits.max_depth, max_items=self.limits.max_items
+            self.names,
+            last=last,
+            max_depth=self.limits.max_depth,
+            max_items=self.limits.max_items,
+            suggestions=self.suggestions,
         )
         cap = self.budget.cap(chars)
         with self.tracer.start_as_current_span("guide.model", attributes={"guide.last": last}):

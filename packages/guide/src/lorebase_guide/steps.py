@@ -42,32 +42,32 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     }
 
 
-def tool_args(names: DomainNames, max_depth: int, max_items: int) -> dict[str, dict[str, Any]]:
-    """The argument schema of each tool, by name."""
+def tool_args(
+    names: DomainNames, max_depth: int, max_items: int, suggestions: int = 0
+) -> dict[str, dict[str, Any]]:
+    """The argument schema of each tool, by name; `query` takes `{"suggestion": n}` only for
+    the n of resolve's ready queries (1 to `suggestions`)."""
     kinds = _string_enum(sorted(names.kinds))
     relations = _string_enum(sorted(names.relations))
     ref = _ref(names)
     refs = {"type": "array", "items": ref, "minItems": 1, "maxItems": 10}
     text = {"type": "string", "minLength": 1, "maxLength": 500}
     limit = {"type": "integer", "minimum": 1, "maximum": max_items}
-    query = {
-        "anyOf": [
-            _object(
-                {"suggestion": {"type": "integer", "minimum": 1, "maximum": 9}}, ["suggestion"]
-            ),
-            _object(
-                {
-                    "kind": kinds,
-                    "where": {"type": "object"},
-                    "select": {"type": "array", "items": {"type": "string"}},
-                    "aggregate": {"type": "object"},
-                    "order_by": {"type": "array", "items": {"type": "object"}},
-                    "limit": limit,
-                },
-                ["kind"],
-            ),
-        ]
-    }
+    written = _object(
+        {
+            "kind": kinds,
+            "where": {"type": "object"},
+            "select": {"type": "array", "items": {"type": "string"}},
+            "aggregate": {"type": "object"},
+            "order_by": {"type": "array", "items": {"type": "object"}},
+            "limit": limit,
+        },
+        ["kind"],
+    )
+    ready = _object(
+        {"suggestion": {"type": "integer", "minimum": 1, "maximum": suggestions}}, ["suggestion"]
+    )
+    query = {"anyOf": [ready, written]} if suggestions else written
     context: dict[str, Any] = {"refs": refs, "search": text}
     if names.lenses:
         context["lens"] = _string_enum(names.lenses)
@@ -116,7 +116,7 @@ def answer_args(names: DomainNames) -> dict[str, Any]:
 
 
 def step_schema(
-    names: DomainNames, *, last: bool, max_depth: int, max_items: int
+    names: DomainNames, *, last: bool, max_depth: int, max_items: int, suggestions: int = 0
 ) -> dict[str, Any]:
     """The schema of one step; the `last` step may only answer."""
     thought = {"type": "string", "maxLength": _THOUGHT_CHARS}
@@ -129,7 +129,7 @@ def step_schema(
             },
             ["thought", "action", "args"],
         )
-    shapes = tool_args(names, max_depth, max_items)
+    shapes = tool_args(names, max_depth, max_items, suggestions)
     usable = [
         name
         for name in TOOLS

@@ -1333,6 +1333,12 @@ class GuideAgentSettings(_Section):
     max_steps: int = Field(
         default=8, ge=1, le=64, description="Tool calls; then one last turn to answer."
     )
+    max_stale_steps: int = Field(
+        default=2,
+        ge=0,
+        description="Fruitless steps in a row (a repeated call, or the same tool again returning "
+        "no Record not returned before), after which the next turn is the last (0: no limit).",
+    )
     max_tokens_per_call: int = Field(
         default=1024,
         ge=16,

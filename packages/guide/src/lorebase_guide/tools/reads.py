@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -17,6 +18,8 @@ from lorebase_guide.tools.args import (
     whole,
 )
 from lorebase_guide.tools.base import ArgsInvalid, ToolContext, ToolResult
+from lorebase_guide.tools.graph import neighborhood
+from lorebase_guide.tools.records import history
 from lorebase_guide.tools.shaping import bounded, record_lines, value_text
 
 __all__ = [
@@ -107,26 +110,62 @@ async def resolve_first(context: ToolContext, text: str) -> ToolResult:
 
     The exploration's first step: the model starts from the meaning of the question and, when
     the words made a query, from its answer too, instead of having to choose to run it (a small
-    model often does not). The query is the one listed first, run as `query` runs it; when it
-    fails, the result is resolve's alone.
+    model often does not). The query is the one listed first, run as `query` runs it. When it
+    finds the one Record the question names by its key ("supplier S-1007"), the question is
+    about that Record: its latest changes (history) and the Records linked to it (neighborhood,
+    depth 1) are read too. A read that fails leaves out its part, never the rest.
     """
     resolved = await resolve_text(context, text)
     if not context.suggestions:
         return resolved
+    parts = [(resolved.text, resolved.summary, frozenset[str]())]
     try:
         answered = await query(context, FIRST_QUERY)
     except LorebaseError as exc:
         logger.info("the first ready query was refused (%s)", exc.code)
         return resolved
+    parts.append(
+        (
+            "The answer of ready query 1 (already run):\n" + answered.text,
+            "the first run: " + answered.summary,
+            answered.refs,
+        )
+    )
+    named = _named_record(answered.refs, text)
+    if named is not None:
+        reads = (
+            (history, {"ref": named, "limit": NAMED_CHANGES}, "The latest changes of"),
+            (neighborhood, {"refs": [named], "depth": 1}, "The Records linked to"),
+        )
+        for read, args, heading in reads:
+            try:
+                found = await read(context, args)
+            except LorebaseError as exc:
+                logger.info("a read of the named Record was refused (%s)", exc.code)
+                continue
+            parts.append(
+                (f"{heading} {named} (already read):\n{found.text}", found.summary, found.refs)
+            )
     return ToolResult(
         True,
-        f"{resolved.summary}; the first run: {answered.summary}",
-        bounded(
-            resolved.text + "\n\nThe answer of ready query 1 (already run):\n" + answered.text,
-            context.limits,
-        ),
-        answered.refs,
+        "; ".join(summary for _, summary, _ in parts),
+        bounded("\n\n".join(part for part, _, _ in parts), context.limits),
+        frozenset().union(*(refs for _, _, refs in parts)),
     )
+
+
+NAMED_CHANGES = 5
+"""The changes of a Record named by its key that the first step shows."""
+
+
+def _named_record(refs: frozenset[str], text: str) -> str | None:
+    """The one ref in `refs` whose key the text writes as a word of its own, or None."""
+    if len(refs) != 1:
+        return None
+    [ref] = refs
+    key = ref.split("/", 1)[1]
+    words = re.split(r"[^\w.-]+", text.casefold())
+    return ref if key.casefold() in (word.strip(".") for word in words) else None
 
 
 async def resolve(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
