@@ -72,20 +72,14 @@ class Metrics:
     def count(self, name: str, attributes: Attributes | None = None) -> int:
         """How many values the histogram `name` recorded (with exactly `attributes`, when
         given)."""
-        data = self._memory.get_metrics_data()
-        total = 0
-        for resource in data.resource_metrics if data is not None else ():
-            for scope in resource.scope_metrics:
-                for metric in scope.metrics:
-                    if metric.name != name:
-                        continue
-                    for point in metric.data.data_points:
-                        if attributes is None or dict(point.attributes or {}) == dict(attributes):
-                            total += int(getattr(point, "count", 0))
-        return total
+        return self._total(name, attributes, "count")
 
     def value(self, name: str, attributes: Attributes | None = None) -> int:
         """The sum counted so far under `name` (with exactly `attributes`, when given)."""
+        return self._total(name, attributes, "value")
+
+    def _total(self, name: str, attributes: Attributes | None, member: str) -> int:
+        """The sum of `member` over the data points of `name` read in memory."""
         data = self._memory.get_metrics_data()
         total = 0
         for resource in data.resource_metrics if data is not None else ():
@@ -95,7 +89,7 @@ class Metrics:
                         continue
                     for point in metric.data.data_points:
                         if attributes is None or dict(point.attributes or {}) == dict(attributes):
-                            total += int(getattr(point, "value", 0))
+                            total += int(getattr(point, member, 0))
         return total
 
     def flush(self) -> None:
