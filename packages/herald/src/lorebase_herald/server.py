@@ -25,9 +25,12 @@ from lorebase_core.errors import LorebaseError
 from lorebase_herald.bounds import Budget
 from lorebase_herald.calls import CallScope, KeeperTransport, TraceHeaders, calling
 from lorebase_herald.problems import Refusal, keeper_error, refused, unreachable
-from lorebase_herald.spans import tracer_provider
 from lorebase_herald.tools import register
 from lorebase_platform.settings import Settings
+from lorebase_platform.telemetry import tracer_provider
+
+SERVICE = "lorebase-herald"
+"""The service.name of Herald's spans."""
 
 VERSION = "0.1.0"
 MCP_SESSION_HEADER = "mcp-session-id"
@@ -68,7 +71,8 @@ class Herald:
     ) -> None:
         self.settings = settings
         herald = settings.herald
-        self.provider = tracer_provider(settings.telemetry, span_exporters)
+        # Herald's own provider: spans and traceparents exist even when nothing exports them.
+        self.provider = tracer_provider(settings.telemetry, SERVICE, span_exporters)
         self.tracer = self.provider.get_tracer("lorebase_herald", VERSION)
         names = settings.keeper.trace
         self.headers = TraceHeaders(
