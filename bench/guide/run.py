@@ -45,11 +45,8 @@ from lorebase_inference.testing import (  # noqa: E402
     ScriptedModelServer,
     local_model_path,
 )
-from lorebase_keeper.app import create_app  # noqa: E402
-from lorebase_keeper.demo import setup_demo  # noqa: E402
-from lorebase_keeper.testing import serve_in_thread  # noqa: E402
+from lorebase_keeper.testing import demo_keeper  # noqa: E402
 from lorebase_platform.settings import Settings  # noqa: E402
-from lorebase_store import Store, import_directory  # noqa: E402
 
 TARGET_SCORE = 0.83
 TARGET_TOKENS = 20000
@@ -75,26 +72,18 @@ class Outcome:
 @contextmanager
 def keeper() -> Iterator[tuple[str, str]]:
     """Keeper on loopback with the supply example; its URL and the admin's key."""
-    with tempfile.TemporaryDirectory(prefix="bench-guide-") as folder:
-        directory = Path(folder)
-        store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
-        try:
-            import_directory(store, SUPPLY)
-            settings = Settings(
-                keeper={"auth": {"mode": "api_key"}, "rate_limits": {"enabled": False}}
-            )
-            with serve_in_thread(create_app(settings, store=store)) as url:
-                profiles = setup_demo(store, directory / "profiles.toml", url=url)
-                keys = {made.principal.profile: made.api_key for made in profiles}
-                yield url, keys["admin"]
-        finally:
-            store.close()
+    settings = {"auth": {"mode": "api_key"}, "rate_limits": {"enabled": False}}
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-guide-") as folder,
+        demo_keeper(SUPPLY, Path(folder), settings) as live,
+    ):
+        yield live.url, live.keys["admin"]
 
 
 def plumbing(request: RecordedRequest) -> dict[str, Any]:
     """The scripted model: cite what resolve's first ready query (run in step 1) returned."""
     last = request.body["messages"][-1]["content"]
-    _, ran, answered = last.partition("The answer of ready query 1 (already run):")
+    _, ran, answered = last.partition("Ready query 1 was run for you; its answer:")
     refs = sorted(set(_refs(answered if ran else last)))
     return {
         "thought": "Answer from the result.",

@@ -42,12 +42,10 @@ from lorebase_guide.service import Explorer
 from lorebase_guide.tools import QueryEmbedder
 from lorebase_inference import ChatModel
 from lorebase_inference.testing import ScriptedModelServer
-from lorebase_keeper.app import create_app as create_keeper_app
-from lorebase_keeper.demo import setup_demo
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import demo_keeper, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
-from lorebase_store import Store, import_directory
+from lorebase_store import Store
 
 ROOT = Path(__file__).resolve().parents[3]
 SUPPLY = ROOT / "examples" / "supply"
@@ -100,29 +98,21 @@ class LiveKeeper:
 @pytest.fixture(scope="session")
 def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
     directory = tmp_path_factory.mktemp("guide-keeper")
-    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
-    try:
-        import_directory(store, SUPPLY)
-        settings = Settings(
-            keeper={
-                "auth": {"mode": "api_key", "sessions": {"enabled": True}},
-                "trace": {"enabled": True, "flush_interval_s": 0.05},
-                "rate_limits": {"enabled": False},
-            }
-        )
-        recording = Recording(create_keeper_app(settings, store=store))
-        with serve_in_thread(recording) as url:
-            profiles = setup_demo(store, directory / "profiles.toml", url=url)
-            keys = {made.principal.profile: made.api_key for made in profiles}
-            store.ensure_principal("usr_suppliers")
-            store.add_grant("usr_suppliers", domain="supply", role="viewer", kinds=["Supplier"])
-            keys["suppliers"] = store.create_key("usr_suppliers").secret
-            revoked = store.create_key("usr_suppliers")
-            store.revoke_key(revoked.info.id)
-            keys["revoked"] = revoked.secret
-            yield LiveKeeper(url, store, keys, recording)
-    finally:
-        store.close()
+    keeper = {
+        "auth": {"mode": "api_key", "sessions": {"enabled": True}},
+        "trace": {"enabled": True, "flush_interval_s": 0.05},
+        "rate_limits": {"enabled": False},
+    }
+    with demo_keeper(SUPPLY, directory, keeper, wrap=Recording) as live:
+        assert isinstance(live.app, Recording)
+        store, keys = live.store, dict(live.keys)
+        store.ensure_principal("usr_suppliers")
+        store.add_grant("usr_suppliers", domain="supply", role="viewer", kinds=["Supplier"])
+        keys["suppliers"] = store.create_key("usr_suppliers").secret
+        revoked = store.create_key("usr_suppliers")
+        store.revoke_key(revoked.info.id)
+        keys["revoked"] = revoked.secret
+        yield LiveKeeper(live.url, store, keys, live.app)
 
 
 @pytest.fixture

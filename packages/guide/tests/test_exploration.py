@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,10 @@ from lorebase_guide.exploration import Caller, Event, Exploration, explore
 from lorebase_guide.tools import TOOLS, DomainNames
 from lorebase_inference import ChatEndpoint, ChatModel
 from lorebase_inference.testing import RecordedRequest, Reply, ScriptedModelServer
-from lorebase_keeper.app import create_app
-from lorebase_keeper.demo import setup_demo
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import DemoKeeper, demo_keeper
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
-from lorebase_store import Store, TraceSession, import_directory
+from lorebase_store import Store, TraceSession
 
 ROOT = Path(__file__).resolve().parents[3]
 SUPPLY = ROOT / "examples" / "supply"
@@ -35,32 +32,21 @@ SINGLE_SOURCED = ["Part/P-10007", "Part/P-10019", "Part/P-10033"]
 pytestmark = pytest.mark.anyio
 
 
-@dataclass(frozen=True)
-class LiveKeeper:
-    url: str
-    store: Store
-    keys: dict[str, str]
+LiveKeeper = DemoKeeper
 
 
 @pytest.fixture(scope="module")
 def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
-    directory = tmp_path_factory.mktemp("keeper")
-    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
-    try:
-        import_directory(store, SUPPLY)
-        settings = Settings(
-            keeper={
-                "auth": {"mode": "api_key"},
-                "trace": {"enabled": True, "flush_interval_s": 0.05},
-                "rate_limits": {"enabled": False},
-            }
-        )
-        with serve_in_thread(create_app(settings, store=store)) as url:
-            profiles = setup_demo(store, directory / "profiles.toml", url=url)
-            keys = {made.principal.profile: made.api_key for made in profiles}
-            yield LiveKeeper(url, store, keys)
-    finally:
-        store.close()
+    with demo_keeper(
+        SUPPLY,
+        tmp_path_factory.mktemp("keeper"),
+        {
+            "auth": {"mode": "api_key"},
+            "trace": {"enabled": True, "flush_interval_s": 0.05},
+            "rate_limits": {"enabled": False},
+        },
+    ) as live:
+        yield live
 
 
 class Recording(httpx.AsyncBaseTransport):
@@ -214,7 +200,7 @@ async def test_every_event_in_order_with_every_member(keeper: LiveKeeper) -> Non
     assert shown.startswith(f"<<{marker}>> result of step 1 (resolve)")
     assert f"<</{marker}>>" in shown
     assert '"rel": "supplied_by", "count": {"op": "eq", "value": 1}' in shown
-    assert "The answer of ready query 1 (already run):" in shown
+    assert "Ready query 1 was run for you; its answer:" in shown
     assert all(ref in shown for ref in SINGLE_SOURCED)
     assert metrics.value("lorebase.guide.explorations", {"outcome": "answered"}) == 1
     assert metrics.value("lorebase.guide.steps", {"tool": "get", "success": "true"}) == 1
@@ -229,8 +215,10 @@ async def test_the_first_ready_query_ran_in_step_1_is_not_run_again(keeper: Live
     ]
     with ScriptedModelServer(script) as server:
         events = await run(keeper, server, transport=transport)
-    results = of(events, "tool_result")
-    assert (results[1]["ok"], results[1]["summary"]) == (False, "repeated call of step 1: not sent")
+        repair = server.requests[1].body["messages"][-1]["content"]
+    # Its number is outside the step schema's: the model is asked again, nothing is sent.
+    assert "/args" in repair
+    assert [c["tool"] for c in of(events, "tool_call")] == ["resolve"]
     assert [r.url.path for r in transport.requests].count("/api/v1/domains/supply/query") == 1
     assert of(events, "answer")[0]["found"] is True
 
@@ -399,33 +387,41 @@ async def test_fruitless_steps_in_a_row_make_the_next_turn_the_last(keeper: Live
 async def test_a_repeated_call_is_fruitless_and_max_stale_steps_0_lets_it_go_on(
     keeper: LiveKeeper,
 ) -> None:
-    script = [step("query", {"suggestion": 1})] * 3 + [answer("Three parts.", SINGLE_SOURCED)]
-    with ScriptedModelServer(script) as server:
+    again = [step("get", {"ref": "Part/P-10007"})] * 3 + [answer("Three parts.", SINGLE_SOURCED)]
+    with ScriptedModelServer(again) as server:
         events = await run(keeper, server)
-    assert len(of(events, "tool_call")) == 3  # resolve, then two repeats: the third turn is last
-    with ScriptedModelServer(script) as server:
+        last = [is_last_turn(request) for request in server.requests]
+    # resolve, the get, two repeats of it: the fourth model call may only answer
+    assert [c["tool"] for c in of(events, "tool_call")] == ["resolve", "get", "get", "get"]
+    assert last == [False, False, False, True]
+    assert of(events, "answer")[0]["found"] is True
+    with ScriptedModelServer(again) as server:
         events = await run(keeper, server, agent={"max_stale_steps": 0})
-    assert len(of(events, "tool_call")) == 4
+        last = [is_last_turn(request) for request in server.requests]
+    assert last == [False, False, False, False]
 
 
 async def test_the_model_may_ask_only_for_the_ready_queries_there_are(keeper: LiveKeeper) -> None:
-    def suggestion_maximum(request: RecordedRequest) -> int | None:
+    def suggestion_numbers(request: RecordedRequest) -> tuple[int, int] | None:
         schema = request.body["response_format"]["json_schema"]["schema"]
         for shape in schema["properties"]["args"]["anyOf"]:
             for option in shape.get("anyOf", [shape]):
-                if "suggestion" in option.get("properties", {}):
-                    return int(option["properties"]["suggestion"]["maximum"])
+                number = option.get("properties", {}).get("suggestion")
+                if number is not None:
+                    return int(number["minimum"]), int(number["maximum"])
         return None
 
     with ScriptedModelServer([answer("Three parts.", SINGLE_SOURCED)]) as server:
         await run(keeper, server)
         [asked] = server.requests
     ready = await keeper_suggestions(keeper, SINGLE_SOURCE)
-    assert suggestion_maximum(asked) == ready > 0
+    assert ready >= 2
+    # Ready query 1 ran in the first step: the model may ask for the others only.
+    assert suggestion_numbers(asked) == (2, ready)
     with ScriptedModelServer([answer("Nothing.", [], found=False)]) as server:
         await run(keeper, server, "zzqx wibble")
         [asked] = server.requests
-    assert suggestion_maximum(asked) is None
+    assert suggestion_numbers(asked) is None
 
 
 async def keeper_suggestions(keeper: LiveKeeper, text: str) -> int:

@@ -26,11 +26,9 @@ from mcp.types import CallToolResult, TextContent
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from lorebase_herald import Herald
-from lorebase_keeper.app import create_app
-from lorebase_keeper.demo import setup_demo
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import demo_keeper
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, TraceSession, import_directory
+from lorebase_store import Store, TraceSession
 
 ROOT = Path(__file__).resolve().parents[3]
 SUPPLY = ROOT / "examples" / "supply"
@@ -54,34 +52,25 @@ class LiveKeeper:
 @pytest.fixture(scope="session")
 def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
     directory = tmp_path_factory.mktemp("keeper")
-    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
-    try:
-        import_directory(store, SUPPLY)
-        settings = Settings(
-            keeper={
-                "auth": {"mode": "api_key"},
-                "trace": {"enabled": True, "flush_interval_s": 0.05},
-                # The session's tests share principals and write faster than the default
-                # write burst allows; Keeper's own tests check the limits.
-                "rate_limits": {"enabled": False},
-            }
-        )
-        app = create_app(settings, store=store)
-        with serve_in_thread(app) as url:
-            profiles = setup_demo(store, directory / "profiles.toml", url=url)
-            keys = {made.principal.profile: made.api_key for made in profiles}
-            store.ensure_principal("usr_parts")
-            store.add_grant("usr_parts", domain="supply", role="viewer", kinds=["Part"])
-            keys["parts"] = store.create_key("usr_parts").secret
-            files = {}
-            for profile, key in keys.items():
-                path = directory / f"{profile}.key"
-                path.write_text(key + "\n")
-                files[profile] = path
-            head = store.log("supply", limit=1)[0].id
-            yield LiveKeeper(url, store, keys, files, head)
-    finally:
-        store.close()
+    keeper = {
+        "auth": {"mode": "api_key"},
+        "trace": {"enabled": True, "flush_interval_s": 0.05},
+        # The session's tests share principals and write faster than the default write burst
+        # allows; Keeper's own tests check the limits.
+        "rate_limits": {"enabled": False},
+    }
+    with demo_keeper(SUPPLY, directory, keeper) as live:
+        store, keys = live.store, dict(live.keys)
+        store.ensure_principal("usr_parts")
+        store.add_grant("usr_parts", domain="supply", role="viewer", kinds=["Part"])
+        keys["parts"] = store.create_key("usr_parts").secret
+        files = {}
+        for profile, key in keys.items():
+            path = directory / f"{profile}.key"
+            path.write_text(key + "\n")
+            files[profile] = path
+        head = store.log("supply", limit=1)[0].id
+        yield LiveKeeper(live.url, store, keys, files, head)
 
 
 def herald_settings(keeper: LiveKeeper, profile: str | None = "admin", **herald: Any) -> Settings:

@@ -143,8 +143,9 @@ class Run:
         self.messages: list[dict[str, str]] = []
         self.outcome: str | None = None
         self.names = DomainNames()
-        self.suggestions = 0
-        """How many ready queries resolve made (the `suggestion` numbers the model may ask for)."""
+        self.ready = range(0)
+        """The numbers of resolve's ready queries the model may still ask for (the first one
+        runs in the first step)."""
         self.stale = 0
         """Fruitless steps in a row (repeats, or the same tool bringing no new Record)."""
         self.previous_tool = ""
@@ -264,13 +265,11 @@ class Run:
             self._end(queue, "timeout", "the exploration ran out of time")
             raise _Finished from None
         if number == 1:
-            self.suggestions = len(context.suggestions)
+            self.ready = range(2 if result.refs else 1, len(context.suggestions) + 1)
         # Fruitless: a repeated call, or the same tool again returning only Records already
         # seen (a walk through the ready queries). A miss is not: it shows the valid names.
-        fruitless = self.repeated or (
-            result.ok and not result.refs - self.seen and step.action == self.previous_tool
-        )
-        self.stale = self.stale + 1 if fruitless and number > 1 else 0
+        walking = result.ok and not result.refs - self.seen and step.action == self.previous_tool
+        self.stale = self.stale + 1 if (self.repeated or walking) and number > 1 else 0
         self.previous_tool = step.action
         self.seen |= result.refs
         yield (
@@ -297,7 +296,7 @@ class Run:
                     result.text,
                     steps_left=left,
                     last=False,
-                    stale=self.stale > 0,
+                    stale=walking and number > 1,
                 ),
             }
         )
@@ -397,7 +396,7 @@ class Run:
             last=last,
             max_depth=self.limits.max_depth,
             max_items=self.limits.max_items,
-            suggestions=self.suggestions,
+            ready=self.ready,
         )
         cap = self.budget.cap(chars)
         with self.tracer.start_as_current_span("guide.model", attributes={"guide.last": last}):

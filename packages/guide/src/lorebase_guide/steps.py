@@ -43,10 +43,10 @@ def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 
 
 def tool_args(
-    names: DomainNames, max_depth: int, max_items: int, suggestions: int = 0
+    names: DomainNames, max_depth: int, max_items: int, ready: range = range(0)
 ) -> dict[str, dict[str, Any]]:
     """The argument schema of each tool, by name; `query` takes `{"suggestion": n}` only for
-    the n of resolve's ready queries (1 to `suggestions`)."""
+    the n in `ready` (resolve's ready queries not run yet)."""
     kinds = _string_enum(sorted(names.kinds))
     relations = _string_enum(sorted(names.relations))
     ref = _ref(names)
@@ -64,10 +64,10 @@ def tool_args(
         },
         ["kind"],
     )
-    ready = _object(
-        {"suggestion": {"type": "integer", "minimum": 1, "maximum": suggestions}}, ["suggestion"]
+    numbers = {"type": "integer", "minimum": ready.start, "maximum": ready.stop - 1}
+    query = (
+        {"anyOf": [_object({"suggestion": numbers}, ["suggestion"]), written]} if ready else written
     )
-    query = {"anyOf": [ready, written]} if suggestions else written
     context: dict[str, Any] = {"refs": refs, "search": text}
     if names.lenses:
         context["lens"] = _string_enum(names.lenses)
@@ -116,7 +116,7 @@ def answer_args(names: DomainNames) -> dict[str, Any]:
 
 
 def step_schema(
-    names: DomainNames, *, last: bool, max_depth: int, max_items: int, suggestions: int = 0
+    names: DomainNames, *, last: bool, max_depth: int, max_items: int, ready: range = range(0)
 ) -> dict[str, Any]:
     """The schema of one step; the `last` step may only answer."""
     thought = {"type": "string", "maxLength": _THOUGHT_CHARS}
@@ -129,7 +129,7 @@ def step_schema(
             },
             ["thought", "action", "args"],
         )
-    shapes = tool_args(names, max_depth, max_items, suggestions)
+    shapes = tool_args(names, max_depth, max_items, ready)
     usable = [
         name
         for name in TOOLS

@@ -1,5 +1,7 @@
-"""Helpers for tests that meet Keeper over real HTTP: a Keeper app under uvicorn on loopback, and
-a real OpenID Connect provider on loopback (`OidcProvider`, tests/oidc/provider.mjs)."""
+"""Helpers for tests that meet Keeper over real HTTP: a Keeper app under uvicorn on loopback
+(`serve_in_thread`), a Keeper with an imported Domain and the demo's principals
+(`demo_keeper`), and a real OpenID Connect provider on loopback (`OidcProvider`,
+tests/oidc/provider.mjs)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
@@ -28,7 +31,17 @@ import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.types import ASGIApp
 
-__all__ = ["OIDC_AUDIENCE", "OIDC_REDIRECT_URI", "OidcProvider", "serve_in_thread"]
+from lorebase_platform.settings import Settings
+from lorebase_store import Store, import_directory
+
+__all__ = [
+    "OIDC_AUDIENCE",
+    "OIDC_REDIRECT_URI",
+    "DemoKeeper",
+    "OidcProvider",
+    "demo_keeper",
+    "serve_in_thread",
+]
 
 
 @contextmanager
@@ -62,6 +75,50 @@ def serve_in_thread(
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+@dataclass(frozen=True)
+class DemoKeeper:
+    """A Keeper served on loopback: its URL, its store, the demo principals' API keys (by
+    profile: agent, reviewer, admin) and the app served (`wrap`'s answer, when given)."""
+
+    url: str
+    store: Store
+    keys: dict[str, str]
+    app: ASGIApp
+
+
+@contextmanager
+def demo_keeper(
+    source: Path,
+    directory: Path,
+    keeper: Mapping[str, Any],
+    *,
+    wrap: Callable[[ASGIApp], ASGIApp] | None = None,
+) -> Iterator[DemoKeeper]:
+    """Keeper on a fresh SQLite store in `directory` holding the Domain imported from `source`,
+    with the demo's principals (`lorebase demo`), served on loopback until the block ends.
+
+    Args:
+        source: an import folder (examples/supply).
+        directory: where the database and the demo's profiles file go.
+        keeper: the `keeper` settings section (auth mode, trace, rate limits ...).
+        wrap: an ASGI middleware around Keeper's app (a test's request recorder).
+    """
+    from lorebase_keeper.app import create_app
+    from lorebase_keeper.demo import setup_demo
+
+    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
+    try:
+        import_directory(store, source)
+        app = create_app(Settings(keeper=dict(keeper)), store=store)
+        served = wrap(app) if wrap is not None else app
+        with serve_in_thread(served) as url:
+            profiles = setup_demo(store, directory / "profiles.toml", url=url)
+            keys = {made.principal.profile: made.api_key for made in profiles}
+            yield DemoKeeper(url, store, keys, served)
+    finally:
+        store.close()
 
 
 OIDC_AUDIENCE = "urn:lorebase:keeper"

@@ -126,7 +126,7 @@ async def resolve_first(context: ToolContext, text: str) -> ToolResult:
         return resolved
     parts.append(
         (
-            "The answer of ready query 1 (already run):\n" + answered.text,
+            "Ready query 1 was run for you; its answer:\n" + answered.text,
             "the first run: " + answered.summary,
             answered.refs,
         )
