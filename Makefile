@@ -43,7 +43,7 @@ pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 
 test: install test-deps lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
 
-bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads, the event stream
+bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads, the event stream, Guide's plumbing (its real-model run: bench/guide/run.py)
 	$(RUN) python bench/store/run.py
 	$(RUN) python bench/reads/run.py
 	$(RUN) python bench/context/run.py
@@ -53,6 +53,7 @@ bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, conte
 	$(RUN) python bench/agent_reads/run.py
 	$(RUN) python bench/feed/run.py
 	$(RUN) python bench/feed/webhooks.py
+	$(RUN) python bench/guide/run.py --scripted
 
 security: install test-deps ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
 	$(RUN) python scripts/security.py

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -196,8 +197,15 @@ async def main_async(args: argparse.Namespace) -> int:
             endpoint = ChatEndpoint(base_url=server.base_url, model="scripted")
             model_name = "scripted"
         elif args.base_url:
+            model_key = os.environ.get(args.api_key_env) if args.api_key_env else None
+            if args.api_key_env and not model_key:
+                log(f"--api-key-env {args.api_key_env}: that environment variable is not set")
+                return 2
             endpoint = ChatEndpoint(
-                base_url=args.base_url, model=args.model or "default", timeout_s=600
+                base_url=args.base_url,
+                model=args.model or "default",
+                api_key=model_key,
+                timeout_s=600,
             )
             model_name = args.model or "default"
         else:
@@ -247,6 +255,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (…/v1)")
     parser.add_argument("--model", help="the model name of --base-url")
+    parser.add_argument(
+        "--api-key-env", metavar="NAME", help="the environment variable holding --base-url's key"
+    )
     parser.add_argument("--scripted", action="store_true", help="the scripted model: plumbing")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--budget", type=int, default=TARGET_TOKENS, help="tokens per question")
