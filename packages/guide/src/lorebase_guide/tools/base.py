@@ -36,8 +36,6 @@ class ToolContext:
     embedder: QueryEmbedder | None = None
     suggestions: list[dict[str, Any]] = field(default_factory=list)
     """The queries resolve suggested for the question, numbered from 1 for the query tool."""
-    ready: range = range(0)
-    """The suggestion numbers the model may still ask for (the first step runs number 1)."""
 
 
 @dataclass(frozen=True)

@@ -77,35 +77,20 @@ async def resolve_text(context: ToolContext, text: str) -> ToolResult:
 
     The suggestions are kept in the context: `query` with `{"suggestion": n}` runs one.
     """
-    return _resolved(context, await _resolution(context, text))
-
-
-async def _resolution(context: ToolContext, text: str) -> dict[str, Any]:
-    """Keeper's resolve answer for `text`; its suggestions are kept in the context."""
     vector = await _query_vector(context, text)
-    answer: dict[str, Any] = await context.client.resolve(
+    answer = await context.client.resolve(
         context.domain, text, query_vector=vector, coverage=False, branch=context.branch
     )
-    suggestions = [s for s in answer.get("suggestions") or [] if isinstance(s.get("query"), dict)]
-    answer["suggestions"] = suggestions
-    context.suggestions = [dict(s["query"]) for s in suggestions]
-    context.ready = range(1, len(suggestions) + 1)
-    return answer
-
-
-def _resolved(
-    context: ToolContext, answer: dict[str, Any], listed: int | None = None
-) -> ToolResult:
-    """The result of a resolve answer, listing its first `listed` ready queries (None: all)."""
     candidates = answer.get("candidates") or []
-    suggestions = answer["suggestions"]
+    suggestions = [s for s in answer.get("suggestions") or [] if isinstance(s.get("query"), dict)]
+    context.suggestions = [dict(s["query"]) for s in suggestions]
     lines = ["What the words mean:"]
     lines += ["- " + _candidate_line(c) for c in candidates[: context.limits.max_items]]
     if answer.get("unmatched"):
         lines.append("Words matching nothing: " + ", ".join(map(str, answer["unmatched"][:20])))
     if suggestions:
         lines.append('Ready queries (run one with the tool query and args {"suggestion": n}):')
-        for number, suggestion in enumerate(suggestions[:listed], 1):
+        for number, suggestion in enumerate(suggestions, 1):
             lines.append(
                 f"{number}. {json.dumps(suggestion['query'], ensure_ascii=False)}"
                 f" -- {value_text(suggestion.get('why', ''), 160)}"
@@ -125,30 +110,20 @@ async def resolve_first(context: ToolContext, text: str) -> ToolResult:
 
     The exploration's first step: the model starts from the meaning of the question and, when
     the words made a query, from its answer too, instead of having to choose to run it (a small
-    model often does not). The query is the one listed first, run as `query` runs it; when it
-    finds Records, the other ready queries are neither shown nor offered. When it finds the one
-    Record the question names by its key ("supplier S-1007"), the question is
+    model often does not). The query is the one listed first, run as `query` runs it. When it
+    finds the one Record the question names by its key ("supplier S-1007"), the question is
     about that Record: its latest changes (history) and the Records linked to it (neighborhood,
     depth 1) are read too. A read that fails leaves out its part, never the rest.
     """
-    resolution = await _resolution(context, text)
+    resolved = await resolve_text(context, text)
     if not context.suggestions:
-        return _resolved(context, resolution)
+        return resolved
+    parts = [(resolved.text, resolved.summary, frozenset[str]())]
     try:
         answered = await query(context, FIRST_QUERY)
     except LorebaseError as exc:
         logger.info("the first ready query was refused (%s)", exc.code)
-        return _resolved(context, resolution)
-    if answered.refs:
-        # It found Records: the other ready queries are other readings of the question (another
-        # subject Kind, or without an alias), which a small model runs anyway and cites from.
-        # They are neither shown nor offered; the model may still write a query of its own.
-        resolved = _resolved(context, resolution, listed=1)
-        context.ready = range(0)
-    else:
-        resolved = _resolved(context, resolution)
-        context.ready = range(2, len(context.suggestions) + 1)
-    parts = [(resolved.text, resolved.summary, frozenset[str]())]
+        return resolved
     parts.append(
         (
             "Ready query 1 was run for you; its answer:\n" + answered.text,
