@@ -303,6 +303,7 @@ class Run:
 
     async def _run_tool(self, context: ToolContext, step: Step, number: int) -> ToolResult:
         tool = step.action
+        self.repeated = False
         run = TOOLS.get(tool)
         if run is None:
             self._count_step(tool if tool.isidentifier() and len(tool) <= 40 else "unknown", False)
