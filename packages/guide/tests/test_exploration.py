@@ -418,10 +418,47 @@ async def test_the_model_may_ask_only_for_the_ready_queries_there_are(keeper: Li
     assert ready >= 2
     # Ready query 1 ran in the first step: the model may ask for the others only.
     assert suggestion_numbers(asked) == (2, ready)
+    # A first ready query that finds nothing was still sent: it is not offered again either.
+    finnish = "Which Finnish suppliers have critical risk flags?"
+    ready = await keeper_suggestions(keeper, finnish)
+    assert ready >= 2
+    with ScriptedModelServer([answer("Nothing.", [], found=False)]) as server:
+        events = await run(keeper, server, finnish)
+        [asked] = server.requests
+    assert of(events, "tool_result")[0]["summary"].endswith("the first run: 0 Supplier Records")
+    assert suggestion_numbers(asked) == (2, ready)
     with ScriptedModelServer([answer("Nothing.", [], found=False)]) as server:
         await run(keeper, server, "zzqx wibble")
         [asked] = server.requests
     assert suggestion_numbers(asked) is None
+
+
+async def test_a_question_naming_one_record_reads_its_changes_and_links_first(
+    keeper: LiveKeeper,
+) -> None:
+    transport = Recording()
+    with ScriptedModelServer([answer("Nothing.", [], found=False)]) as server:
+        events = await run(
+            keeper, server, "What changed in the history of contract C-3013?", transport=transport
+        )
+        shown = server.requests[0].body["messages"][-1]["content"]
+    [first] = of(events, "tool_result")
+    # The ready query found Contract/C-3013, which the question names by its key: its history
+    # and its depth-1 neighborhood are part of the first step, their refs citable.
+    assert first["refs"] == ["Contract/C-3013", "Supplier/S-1021"]
+    assert "The latest changes of Contract/C-3013 (already read):" in shown
+    assert "status: draft -> active" in shown
+    assert "The Records linked to Contract/C-3013 (already read):" in shown
+    paths = [request.url.path for request in transport.requests]
+    assert "/api/v1/domains/supply/kinds/Contract/records/C-3013/history" in paths
+    assert "/api/v1/domains/supply/neighborhood" in paths
+    # Three Records found, none named by its key: no reads beyond the query.
+    transport = Recording()
+    with ScriptedModelServer([answer("Nothing.", [], found=False)]) as server:
+        await run(keeper, server, transport=transport)
+        shown = server.requests[0].body["messages"][-1]["content"]
+    assert "already read" not in shown
+    assert not [r for r in transport.requests if r.url.path.endswith(("/history", "/neighborhood"))]
 
 
 async def keeper_suggestions(keeper: LiveKeeper, text: str) -> int:

@@ -265,7 +265,7 @@ class Run:
             self._end(queue, "timeout", "the exploration ran out of time")
             raise _Finished from None
         if number == 1:
-            self.ready = range(2 if result.refs else 1, len(context.suggestions) + 1)
+            self.ready = context.ready
         # Fruitless: a repeated call, or the same tool again returning only Records already
         # seen (a walk through the ready queries). A miss is not: it shows the valid names.
         walking = result.ok and not result.refs - self.seen and step.action == self.previous_tool
@@ -331,7 +331,7 @@ class Run:
             try:
                 if tool == "resolve" and number == 1:
                     result = await resolve_first(context, self.exploration.question)
-                    if result.refs:  # its first ready query ran: asking for it again repeats it
+                    if context.suggestions and 1 not in context.ready:
                         self.calls["query" + json.dumps(FIRST_QUERY, sort_keys=True)] = number
                 else:
                     result = await run(context, step.args)

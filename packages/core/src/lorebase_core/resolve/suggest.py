@@ -75,21 +75,25 @@ def _one_of(predicates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     "high or critical severity" names two values that one value cannot both equal."""
     values: dict[str, list[Any]] = {}
     for predicate in predicates:
-        if predicate.get("op") == "eq" and set(predicate) == {"attr", "op", "value"}:
+        if _is_equality(predicate):
             named = values.setdefault(predicate["attr"], [])
             if predicate["value"] not in named:
                 named.append(predicate["value"])
     merged: list[dict[str, Any]] = []
     written: set[str] = set()
     for predicate in predicates:
-        attr = predicate.get("attr")
-        if attr in values and predicate.get("op") == "eq" and len(values[attr]) > 1:
-            if attr not in written:  # once, where the first of them was
-                merged.append({"attr": attr, "op": "in", "value": values[attr]})
-                written.add(attr)
-            continue
-        merged.append(predicate)
+        attr = str(predicate.get("attr"))
+        if not _is_equality(predicate) or len(values[attr]) < 2:
+            merged.append(predicate)
+        elif attr not in written:  # once, where the first of them was
+            merged.append({"attr": attr, "op": "in", "value": values[attr]})
+            written.add(attr)
     return merged
+
+
+def _is_equality(predicate: dict[str, Any]) -> bool:
+    """Whether `predicate` is exactly an Attribute's equality, `{"attr", "op": "eq", "value"}`."""
+    return predicate.get("op") == "eq" and set(predicate) == {"attr", "op", "value"}
 
 
 def _edges(schema: Schema, scope: ReadScope, named: set[str]) -> dict[str, list[Edge]]:

@@ -36,6 +36,9 @@ class ToolContext:
     embedder: QueryEmbedder | None = None
     suggestions: list[dict[str, Any]] = field(default_factory=list)
     """The queries resolve suggested for the question, numbered from 1 for the query tool."""
+    ready: range = range(0)
+    """The numbers of `suggestions` the model may still ask for (all but the first once the
+    first step ran it)."""
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,7 @@ async def resolve_text(context: ToolContext, text: str) -> ToolResult:
     candidates = answer.get("candidates") or []
     suggestions = [s for s in answer.get("suggestions") or [] if isinstance(s.get("query"), dict)]
     context.suggestions = [dict(s["query"]) for s in suggestions]
+    context.ready = range(1, len(suggestions) + 1)
     lines = ["What the words mean:"]
     lines += ["- " + _candidate_line(c) for c in candidates[: context.limits.max_items]]
     if answer.get("unmatched"):
@@ -119,6 +120,7 @@ async def resolve_first(context: ToolContext, text: str) -> ToolResult:
     if not context.suggestions:
         return resolved
     parts = [(resolved.text, resolved.summary, frozenset[str]())]
+    context.ready = range(2, len(context.suggestions) + 1)  # sent once: asking again repeats it
     try:
         answered = await query(context, FIRST_QUERY)
     except LorebaseError as exc:
