@@ -12,6 +12,9 @@ with it request by request so that a busy neighbour slows both alike:
 - query: POST /query with an aggregate (group_by status, count and avg of price), a distinct
   `where` threshold each request, vs the statement of `build_query_statement` compiled for the
   engine (`lorebase_store.reads.query.query_sql`) executed on a connection of the store's engine;
+- query_vs_plain_table: the same requests vs the same aggregate in plain SQL on a plain table of
+  the Items with typed columns and an index per column (`plain_items`, made in the same database
+  after the import: BIGINT/INTEGER quantity, NUMERIC(10,2) or integer cents price, text status);
 - traverse: POST /traverse from one Item along [uses, uses], a different start each request, vs
   the statements of `lorebase_store.graph.sql` the traversal issues, run directly;
 - neighborhood: POST /neighborhood depth 2 from one Item, vs the statements of
@@ -103,6 +106,7 @@ TARGETS: dict[str, tuple[str, float]] = {
     "get_record": ("rps_ratio", 0.40),
     "not_modified": ("rps_ratio", 0.70),
     "query": ("p50_ratio", 2.0),
+    "query_vs_plain_table": ("p50_ratio", 2.0),
     "traverse": ("p50_ratio", 2.0),
     "neighborhood": ("p50_ratio", 2.0),
 }
@@ -112,6 +116,7 @@ FIGURES = (
     "get_record",
     "not_modified",
     "query",
+    "query_vs_plain_table",
     "traverse",
     "neighborhood",
     "cached_query",
@@ -475,16 +480,69 @@ def bench_query(bench: Bench) -> dict[str, Any]:
         with store.reader(DOMAIN) as reader:
             return reader.query(parsed[index], bench.scope)
 
+    create_plain_table(engine)
+    plain_sql = (
+        "SELECT status, count(*), count(price), sum(price), count(price) FROM plain_items"
+        f" WHERE quantity >= {'?' if engine.dialect.name == 'sqlite' else '%(t)s'}"
+        " GROUP BY status ORDER BY status"
+    )
+
+    def plain(index: int) -> list[Any]:
+        parameters: Any = (
+            (thresholds[index],) if engine.dialect.name == "sqlite" else {"t": thresholds[index]}
+        )
+        with engine.connect() as connection:
+            return list(connection.exec_driver_sql(plain_sql, parameters).all())
+
     groups = len(raw_sql(0))
+    if len(plain(0)) != groups:
+        raise RuntimeError("the plain table's aggregate and the query's SQL disagree")
     answer = client.post(bench.renderer("/query"), content=bodies[0], headers=JSON_TYPE)
     expect(answer, 200)
     if len(answer.json()["groups"]) != groups:
         raise RuntimeError("the query's SQL and Keeper's answer disagree")
     log(f"query: {QUERIES} distinct aggregates (+{QUERY_WARMUP} warm-up), {groups} groups each")
-    sides = {"keeper": keeper, "sql": raw_sql, "store": store_side}
-    result = figure("query", interleaved(sides, QUERIES, QUERY_WARMUP), "sql")
+    sides = {"keeper": keeper, "sql": raw_sql, "store": store_side, "plain": plain}
+    samples = interleaved(sides, QUERIES, QUERY_WARMUP)
+    result = figure("query", samples, "sql")
     result["answer_bytes"] = len(answer.content)
-    return result
+    return {
+        "query": result,
+        "query_vs_plain_table": figure("query_vs_plain_table", samples, "plain"),
+    }
+
+
+def create_plain_table(engine: sa.Engine) -> None:
+    """`plain_items`: the Items of the default branch's head in a plain table of typed columns,
+    an index on each (the baseline of `query_vs_plain_table`), analyzed like any table."""
+    sqlite = engine.dialect.name == "sqlite"
+
+    def value(name: str) -> str:
+        return f"json_extract(values_json, '$.{name}')" if sqlite else f"(values_json ->> '{name}')"
+
+    numbers = (
+        f"CAST({value('quantity')} AS INTEGER), CAST(REPLACE({value('price')}, '.', '') AS INTEGER)"
+        if sqlite
+        else f"CAST({value('quantity')} AS BIGINT), CAST({value('price')} AS NUMERIC(10,2))"
+    )
+    released = value("released") if sqlite else f"CAST({value('released')} AS DATE)"
+    with engine.begin() as connection:
+        connection.exec_driver_sql(
+            "CREATE TABLE plain_items (item_code TEXT PRIMARY KEY, name TEXT, "
+            f"quantity {'INTEGER' if sqlite else 'BIGINT'}, "
+            f"price {'INTEGER' if sqlite else 'NUMERIC(10,2)'}, "
+            f"released {'TEXT' if sqlite else 'DATE'}, status TEXT)"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO plain_items SELECT record_key, "
+            f"{value('name')}, {numbers}, {released}, {value('status')} FROM records "
+            f"WHERE kind = '{KIND}' AND to_seq IS NULL AND deleted = {'0' if sqlite else 'false'}"
+        )
+        for column in ("name", "quantity", "price", "released", "status"):
+            connection.exec_driver_sql(
+                f"CREATE INDEX ix_plain_items_{column} ON plain_items ({column})"
+            )
+        connection.exec_driver_sql("ANALYZE plain_items")
 
 
 def bench_graph(bench: Bench) -> dict[str, dict[str, Any]]:
@@ -636,7 +694,7 @@ def bench_cached(bench: Bench) -> dict[str, dict[str, Any]]:
 
 PHASES: dict[str, Callable[[Bench], dict[str, Any]]] = {
     "get_record": bench_get_record,
-    "query": lambda bench: {"query": bench_query(bench)},
+    "query": bench_query,
     "graph": bench_graph,
     "cached": bench_cached,
 }
@@ -764,6 +822,8 @@ def print_report(report: dict[str, Any]) -> None:
     print("where Keeper's p50 goes (us):")
     for name in ("query", "traverse", "neighborhood"):
         row = results[name]
+        if name == "query":
+            print(f"  query: the plain table's aggregate {row['plain']['p50_us']:>7.0f}")
         sql, store, keeper = (row[side]["p50_us"] for side in ("sql", "store", "keeper"))
         print(
             f"  {name:<13} SQL {sql:>7.0f} + store {store - sql:>6.0f}"

@@ -14,6 +14,7 @@ from alembic.script import ScriptDirectory
 from lorebase_core.changes import Origin, UpsertRecord
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest
+from lorebase_store.commits.typed_heads import PREFIX as TYPED_PREFIX
 from lorebase_store.importer import import_directory
 from lorebase_store.migrate import alembic_config, upgrade
 from lorebase_store.store import Store
@@ -23,9 +24,12 @@ SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
 
 
 def _declared_in_tables_py(name: str | None, type_: str, _parents: object) -> bool:
-    """The search index's backend objects (FTS5 tables, expression indexes) are not in tables.py."""
+    """The search index's backend objects (FTS5 tables, expression indexes) and the typed head
+    tables of each Domain's Kinds (`commits.typed_heads`, made per schema) are not in tables.py."""
     if name is None:
         return True
+    if name.startswith(TYPED_PREFIX):
+        return False
     if type_ == "table":
         return not name.startswith("search_fts")
     return not (type_ == "index" and name.startswith("ix_search_pg_"))

@@ -188,6 +188,53 @@ def test_rebuilding_gives_the_same_answers(supply: Store) -> None:
     assert run(supply, {"q": "bearing"}).to_json() == before
 
 
+def _index_contents(store: Store) -> dict[str, Any]:
+    """Every document, vocabulary entry and (on SQLite) FTS5 row, by what it holds, not its id."""
+    with store.engine.connect() as connection:
+        documents = sorted(
+            tuple(row)
+            for row in connection.exec_driver_sql(
+                "SELECT branch_id, kind, record_key, deleted, title, body FROM search_documents"
+            )
+        )
+        vocabulary = sorted(
+            tuple(row)
+            for row in connection.exec_driver_sql(
+                "SELECT branch_id, term, documents FROM search_terms"
+            )
+        )
+        fts: list[tuple[Any, ...]] = []
+        if store.engine.dialect.name == "sqlite":
+            fts = sorted(
+                tuple(row)
+                for row in connection.exec_driver_sql(
+                    "SELECT d.record_key, f.title, f.body FROM search_fts AS f "
+                    "JOIN search_documents AS d ON d.id = f.rowid"
+                )
+            )
+            live = [row for row in documents if not row[3]]
+            assert len(fts) == len(live)
+    return {"documents": documents, "vocabulary": vocabulary, "fts": fts}
+
+
+def test_the_index_kept_commit_by_commit_equals_a_rebuilt_one(supply: Store) -> None:
+    supply.create_branch("supply", "rename", created_by="usr_tester")
+    commit(supply, [UpsertRecord("Part", "P-10004", {"name": "Deep groove ball race 6204"})])
+    commit(supply, [UpsertRecord("Part", "P-10004", {"unit_cost": "3.10"})])  # same text
+    commit(supply, [DeleteRecord("Part", "P-10012")])
+    commit(supply, [UpsertRecord("Part", "P-10023", {"name": "Tapered bearing"})], branch="rename")
+    commit(supply, [DeleteRecord("Part", "P-10036")], branch="rename")
+    kept = _index_contents(supply)
+    with write_transaction(supply.engine) as connection:
+        for table in ("search_documents", "search_terms"):
+            connection.exec_driver_sql(f"DELETE FROM {table}")
+        if supply.engine.dialect.name == "sqlite":
+            connection.exec_driver_sql("DELETE FROM search_fts")
+        rebuild_index(connection)
+    assert _index_contents(supply) == kept
+    assert kept["documents"]
+
+
 # -- semantic and hybrid -------------------------------------------------------------------------
 
 NOTES = """

@@ -14,7 +14,7 @@ from lorebase_core.expressions import ExpressionError, result_as_value
 from lorebase_core.refs import join_key, split_key
 from lorebase_core.schema.document import Schema
 from lorebase_core.schema.model import AttributeDef, KindDef, ValueRules
-from lorebase_core.values import CanonicalValue, ValueProblem, canonical, compare
+from lorebase_core.values import CanonicalValue, ValueProblem, canonical
 
 Values = dict[str, CanonicalValue]
 
@@ -27,22 +27,7 @@ class CheckedValues:
 
 def check_value(rules: ValueRules, raw: object, *, from_text: bool = False) -> CanonicalValue:
     """One value in canonical form, checked against every rule of its definition."""
-    value = canonical(rules.value_type, raw, from_text=from_text)
-    if value is None:
-        return None
-    pattern = rules.compiled_pattern
-    if pattern is not None and isinstance(value, str) and not pattern.fullmatch(value):
-        raise ValueProblem(f"{quoted(value)} does not match the pattern {rules.pattern}")
-    if isinstance(value, str) and rules.min_length is not None and len(value) < rules.min_length:
-        raise ValueProblem(f"is shorter than {rules.min_length} characters")
-    if isinstance(value, str) and rules.max_length is not None and len(value) > rules.max_length:
-        raise ValueProblem(f"is longer than {rules.max_length} characters")
-    low, high = rules.bounds
-    if low is not None and compare(rules.value_type, value, low) < 0:
-        raise ValueProblem(f"{value} is below the minimum {low}")
-    if high is not None and compare(rules.value_type, value, high) > 0:
-        raise ValueProblem(f"{value} is above the maximum {high}")
-    return value
+    return rules.checker(raw, from_text)
 
 
 def check_values(

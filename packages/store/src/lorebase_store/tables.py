@@ -254,6 +254,20 @@ statistics = sa.Table(
     sa.Column("counted_at", sa.String(32), nullable=False),
 )
 
+# -- typed heads of the default branch (docs/storage.md, "Typed heads") ------------------------
+
+# per Domain and Kind, the table holding the typed values of the default branch's head (its name
+# and layout digest; the tables themselves are made per schema by commits.typed_heads)
+typed_heads = sa.Table(
+    "typed_heads",
+    metadata,
+    sa.Column("domain_id", sa.Integer, sa.ForeignKey("domains.id"), primary_key=True),
+    sa.Column("kind", sa.String(63), primary_key=True),
+    sa.Column("branch_id", sa.Integer, nullable=False),
+    sa.Column("table_name", sa.String(63), nullable=False),
+    sa.Column("layout", sa.String(64), nullable=False),
+)
+
 # -- the words of questions nothing resolved (POST /resolve, record_misses) -------------------
 
 resolve_misses = sa.Table(

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.expressions import Expression, compile_expression
+from lorebase_core.value_checks import Checker, compile_checker
 from lorebase_core.values import CanonicalValue, ValueType, canonical, parse_type
 
 Sensitivity = Literal["pii", "confidential", "restricted"]
@@ -57,6 +58,17 @@ class ValueRules(_Model):
     @cached_property
     def compiled_pattern(self) -> re.Pattern[str] | None:
         return re.compile(self.pattern) if self.pattern is not None else None
+
+    @cached_property
+    def checker(self) -> Checker:
+        """The compiled check of a value (`lorebase_core.value_checks`), made once."""
+        return compile_checker(
+            self.value_type,
+            pattern=self.compiled_pattern,
+            min_length=self.min_length,
+            max_length=self.max_length,
+            bounds=self.bounds,
+        )
 
     @property
     def sensitive(self) -> bool:

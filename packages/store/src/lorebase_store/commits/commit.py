@@ -29,6 +29,7 @@ from lorebase_core.values import ValueProblem, format_datetime
 from lorebase_store import tables as t
 from lorebase_store.commits.row_writes import RowWrites
 from lorebase_store.commits.statistics import StatisticsDelta, apply_delta
+from lorebase_store.commits.typed_heads import CommitTypedHeads
 from lorebase_store.engine import (
     JsonText,
     canonical_text,
@@ -39,7 +40,8 @@ from lorebase_store.engine import (
 from lorebase_store.feed.notify import notify_event
 from lorebase_store.reads.records import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
-from lorebase_store.search.index import RecordWrite, index_records, reindex_branch
+from lorebase_store.search.index import RecordWrite, build_index, index_records, reindex_branch
+from lorebase_store.search.text import document
 from lorebase_store.versioned.current import Current, current_links, current_records, links_touching
 from lorebase_store.versioned.domains import insert_domain
 from lorebase_store.versioned.provenance import carried
@@ -139,6 +141,8 @@ class _Commit:
         self.count = 0
         self.unique_touched: dict[tuple[str, str], set[str]] = {}
         self.planner = _PlannerStatistics(connection)
+        # a new Domain's search index is built in one pass when its commit ends (`build_index`)
+        self.bulk_index = request.create_domain
         self.statistics = StatisticsDelta()
 
     # -- the steps ---------------------------------------------------------------------------
@@ -177,6 +181,15 @@ class _Commit:
         if request.schema is not None:
             save_schema(connection, request.schema)
         self.branch, self.seq = branch, branch.head_seq + 1
+        self.typed_heads = CommitTypedHeads(
+            connection,
+            domain_id=domain.id,
+            branch_id=branch.id,
+            on_default_branch=self.on_default_branch,
+            schema=self.schema,
+            schema_changed=self.schema.digest != old_digest,
+            creates_domain=request.create_domain,
+        )
         # the new versions have from_seq = self.seq: they shadow the base's rows from there on
         at_head = segments(connection, branch, branch.head_seq)
         self.chain = (Segment(branch.id, self.seq, True), *at_head[1:])
@@ -262,8 +275,11 @@ class _Commit:
         self.connection.execute(
             _MOVE_HEAD, {"id_": self.branch.id, "head_seq": self.seq, "head_revision": revision_id}
         )
-        if schema_changed:  # what is indexed of each Record depends on its Kind's Attributes
+        if self.bulk_index:
+            build_index(self.connection, self.branch.id, self.schema)
+        elif schema_changed:  # what is indexed of each Record depends on its Kind's Attributes
             reindex_branch(self.connection, self.branch.id, self.schema)
+        self.typed_heads.finish()
         if self.on_default_branch:
             apply_delta(
                 self.connection,
@@ -364,6 +380,7 @@ class _Commit:
         writes = RowWrites(t.records, self.branch.id, self.seq, self.revision_pk)
         deleted: list[tuple[str, str]] = []
         indexed: list[RecordWrite] = []
+        documented: list[RecordWrite] = []  # the writes whose search document changes
         for key, change, values in keyed:
             before = current.get(key)
             if isinstance(change, DeleteRecord):
@@ -376,6 +393,8 @@ class _Commit:
                 continue
             writes.put((key,), before, written.row(kind_name, key))
             indexed.append((key, written.deleted, written.values))
+            if not self.bulk_index and not _same_text(kind, key, before, written):
+                documented.append((key, written.deleted, written.values))
             if self.on_default_branch:
                 self.statistics.record_changed(
                     kind_name,
@@ -391,8 +410,9 @@ class _Commit:
                 provenance=written.provenance,
             )
         self.planner.wrote(t.records, writes.flush(self.connection))
-        index_records(self.connection, self.branch.id, self.schema, kind_name, indexed)
-        self.planner.wrote(t.search_documents, len(indexed))
+        index_records(self.connection, self.branch.id, self.schema, kind_name, documented)
+        self.typed_heads.write(kind_name, indexed)
+        self.planner.wrote(t.search_documents, len(documented))
         for key, source in deleted:
             self._delete_links_of(kind_name, key, source)
 
@@ -744,6 +764,14 @@ class _PlannerStatistics:
         if self.written[table.name] >= self.next.setdefault(table.name, self.FIRST):
             self.connection.exec_driver_sql(f"ANALYZE {table.name}")
             self.next[table.name] = 2 * self.written[table.name]
+
+
+def _same_text(kind: KindDef, key: str, before: Current | None, written: _Version) -> bool:
+    """Whether a Record's search document stays as it is: the branch's own live version is
+    replaced by a live one with the same indexed text."""
+    if before is None or not before.own or before.deleted or written.deleted:
+        return False
+    return document(kind, key, before.values) == document(kind, key, written.values)
 
 
 def _batches(changes: Iterable[Change], size: int) -> Iterator[list[Change]]:

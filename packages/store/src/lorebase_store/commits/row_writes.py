@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import sqlalchemy as sa
 
+from lorebase_store.bulk import insert_rows, update_rows
 from lorebase_store.versioned.current import Current
 
-
-@cache
-def _close_statement(table: sa.Table) -> sa.Update:
-    return table.update().where(table.c.id == sa.bindparam("row_id"))
+_ROW = ("deleted", "values_json", "provenance_json")
+_LINK_IDENTITY = ("relation", "from_key", "to_key")
+_FIXED = ("branch_id", "from_seq", "to_seq", "revision_pk")
 
 
 class RowWrites:
@@ -20,13 +19,9 @@ class RowWrites:
 
     def __init__(self, table: sa.Table, branch_id: int, seq: int, revision_pk: int) -> None:
         self.table = table
-        self.fixed = {
-            "branch_id": branch_id,
-            "from_seq": seq,
-            "to_seq": None,
-            "revision_pk": revision_pk,
-        }
+        self.fixed = (branch_id, seq, None, revision_pk)
         self.seq = seq
+        self.identity = ("kind", "record_key") if table.name == "records" else _LINK_IDENTITY
         self.close: list[int] = []
         self.rewrite: dict[int, dict[str, Any]] = {}
         self.insert: dict[tuple[str, ...], dict[str, Any]] = {}
@@ -48,24 +43,29 @@ class RowWrites:
         """Write the batch; returns how many versions it inserted."""
         table = self.table
         if self.close:
-            connection.execute(
-                _close_statement(table),
-                [{"row_id": row_id, "to_seq": self.seq} for row_id in self.close],
+            update_rows(
+                connection,
+                table,
+                ("to_seq",),
+                ("id",),
+                [(self.seq, row_id) for row_id in self.close],
             )
-        for row_id, row in self.rewrite.items():
-            connection.execute(
-                table.update()
-                .where(table.c.id == row_id)
-                .values(
-                    deleted=row["deleted"],
-                    values_json=row["values_json"],
-                    provenance_json=row["provenance_json"],
-                )
+        if self.rewrite:
+            update_rows(
+                connection,
+                table,
+                _ROW,
+                ("id",),
+                [(*(row[name] for name in _ROW), row_id) for row_id, row in self.rewrite.items()],
             )
         inserted = len(self.insert)
         if self.insert:
-            connection.execute(
-                table.insert(), [{**row, **self.fixed} for row in self.insert.values()]
+            columns = (*self.identity, *_ROW)
+            insert_rows(
+                connection,
+                table,
+                (*columns, *_FIXED),
+                [(*(row[name] for name in columns), *self.fixed) for row in self.insert.values()],
             )
         self.close, self.rewrite, self.insert = [], {}, {}
         return inserted

@@ -4,7 +4,9 @@ The index holds, per branch, one document for each Record the branch itself wrot
 and body of its head version (`text.document`), or a tombstone when it was deleted, so that a
 branch's own documents shadow its base's, as its rows do. Every branch's commits maintain it
 (`index_records`, called by `commits.py` once per written batch of Record versions), so a search
-always reads the head. Beside the documents: the vocabulary of each branch (term, number of
+always reads the head. A Record whose indexed text did not change keeps its document untouched,
+and a Domain-creating import builds its whole index in one pass at the end (`build_index`), as a
+rebuild after a schema change does (`reindex_branch`). Beside the documents: the vocabulary of each branch (term, number of
 documents holding it) that spelling corrections draw from, and the backend's full-text objects:
 an FTS5 table with the trigram tokenizer on SQLite, expression indexes (tsvector and pg_trgm)
 on PostgreSQL. Migration 0004 builds the index of the Records stored before it (`rebuild_index`).
@@ -20,6 +22,7 @@ import sqlalchemy as sa
 
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
+from lorebase_store.bulk import insert_rows
 from lorebase_store.engine import is_sqlite
 from lorebase_store.search.text import document, terms
 from lorebase_store.versioned.schemas import schema_by_digest
@@ -42,7 +45,27 @@ _DROP_TERMS = t.search_terms.delete().where(
 )
 _FTS_DELETE = sa.text(f"DELETE FROM {FTS_TABLE} WHERE rowid = :id")
 _FTS_INSERT = sa.text(f"INSERT INTO {FTS_TABLE} (rowid, title, body) VALUES (:id, :title, :body)")
+_FTS_OF_BRANCH = sa.text(
+    f"INSERT INTO {FTS_TABLE} (rowid, title, body) SELECT id, title, body FROM search_documents "
+    "WHERE branch_id = :b AND NOT deleted"
+)
+_FTS_DROP_BRANCH = sa.text(
+    f"DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT id FROM search_documents WHERE branch_id = :b)"
+)
 _CHUNK = 500
+_BUILD_PAGE = 2000
+_DOCUMENT_COLUMNS = ("branch_id", "kind", "record_key", "deleted", "title", "body")
+_HEADS_AFTER = (
+    sa.select(t.records.c.record_key, t.records.c.deleted, t.records.c.values_json)
+    .where(
+        t.records.c.branch_id == sa.bindparam("b"),
+        t.records.c.kind == sa.bindparam("kind"),
+        t.records.c.to_seq.is_(None),
+        t.records.c.record_key > sa.bindparam("after"),
+    )
+    .order_by(t.records.c.record_key)
+    .limit(_BUILD_PAGE)
+)
 
 RecordWrite = tuple[str, bool, Mapping[str, Any]]
 """A written Record version: key, deleted, values."""
@@ -173,28 +196,51 @@ def _sync_fts(
 
 def reindex_branch(connection: sa.Connection, branch_id: int, schema: Schema) -> None:
     """Index again every head version the branch wrote (after its schema changed)."""
-    records = t.records.c
-    for kind_name in schema.kinds:
-        rows = connection.execute(
-            sa.select(records.record_key, records.deleted, records.values_json)
-            .where(
-                records.branch_id == branch_id,
-                records.kind == kind_name,
-                records.to_seq.is_(None),
-            )
-            .order_by(records.record_key)
-        ).all()
-        for start in range(0, len(rows), _CHUNK):
-            index_records(
-                connection,
-                branch_id,
-                schema,
-                kind_name,
-                [
-                    (row.record_key, bool(row.deleted), row.values_json)
-                    for row in rows[start : start + _CHUNK]
-                ],
-            )
+    if is_sqlite(connection):
+        connection.execute(_FTS_DROP_BRANCH, {"b": branch_id})
+    connection.execute(
+        t.search_documents.delete().where(t.search_documents.c.branch_id == branch_id)
+    )
+    connection.execute(t.search_terms.delete().where(t.search_terms.c.branch_id == branch_id))
+    build_index(connection, branch_id, schema)
+
+
+def build_index(connection: sa.Connection, branch_id: int, schema: Schema) -> None:
+    """The index of a branch that has none, in one pass over its head versions.
+
+    Reads the branch's own head rows a page at a time (memory stays flat), writes their
+    documents with the driver's executemany, the FTS5 rows in one INSERT ... SELECT and the
+    vocabulary once. The result equals what `index_records` keeps commit by commit.
+    """
+    vocabulary: Counter[str] = Counter()
+    for kind_name, kind in schema.kinds.items():
+        after = ""
+        while True:
+            rows = connection.execute(
+                _HEADS_AFTER, {"b": branch_id, "kind": kind_name, "after": after}
+            ).all()
+            if not rows:
+                break
+            documents = []
+            for row in rows:
+                if row.deleted:
+                    documents.append((branch_id, kind_name, row.record_key, True, "", ""))
+                    continue
+                title, body = document(kind, row.record_key, row.values_json)
+                vocabulary.update(terms(title, body))
+                documents.append((branch_id, kind_name, row.record_key, False, title, body))
+            insert_rows(connection, t.search_documents, _DOCUMENT_COLUMNS, documents)
+            after = rows[-1].record_key
+    if is_sqlite(connection):
+        connection.execute(_FTS_OF_BRANCH, {"b": branch_id})
+    if vocabulary:
+        connection.execute(
+            _ADD_TERMS,
+            [
+                {"branch_id": branch_id, "term": term, "n": n}
+                for term, n in sorted(vocabulary.items())
+            ],
+        )
 
 
 def rebuild_index(connection: sa.Connection) -> None:

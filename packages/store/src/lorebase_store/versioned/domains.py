@@ -12,6 +12,7 @@ from lorebase_core.errors import AlreadyExists, BadRequest
 from lorebase_core.schema import Schema
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.commits.typed_heads import create_typed_heads
 from lorebase_store.engine import inserted_id
 from lorebase_store.results import DomainInfo
 from lorebase_store.versioned.schemas import save_schema
@@ -73,4 +74,10 @@ def insert_domain(
             deleted=False,
         )
     )
+    branch_id = connection.execute(
+        sa.select(t.branches.c.id).where(
+            t.branches.c.domain_id == domain_id, t.branches.c.name == default_branch
+        )
+    ).scalar_one()
+    create_typed_heads(connection, branch_id, schema)
     return load_domain(connection, schema.domain.name)
