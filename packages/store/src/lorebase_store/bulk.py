@@ -57,7 +57,7 @@ def _run(
     elif not isinstance(rows, list):
         rows = list(rows)
     if rows:
-        connection.exec_driver_sql(statement, rows)  # type: ignore[arg-type]
+        connection.exec_driver_sql(statement, rows)
 
 
 def _serialized(row: Sequence[Any], positions: tuple[int, ...]) -> tuple[Any, ...]:
