@@ -12,7 +12,7 @@ SQLAlchemy would store.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import Any
 
@@ -92,8 +92,3 @@ def _statement(
         index for index, name in enumerate((*columns, *where)) if name in json_columns
     )
     return text, positions
-
-
-def as_tuples(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> list[tuple[Any, ...]]:
-    """Dictionaries as tuples in the order of `columns`."""
-    return [tuple(row[name] for name in columns) for row in rows]
