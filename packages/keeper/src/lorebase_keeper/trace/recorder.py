@@ -38,6 +38,7 @@ RECORDED = "lorebase.trace.steps.recorded"
 DROPPED = "lorebase.trace.steps.dropped"
 AUDIT_DROPPED = "lorebase.audit.reads.dropped"
 _RETRY_PAUSE_S = 0.2
+_LAST_ATTEMPT_S = 10.0  # what close() allows an attempt begun before its deadline
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ class Recorder:
         self._closed = False
         self._flushing = 0  # callers of flush() waiting: write without waiting for a batch
         self._next_prune = 0.0
+        self._close_deadline = 0.0  # once closed: no write is tried after this
 
     # -- the request side --------------------------------------------------------------------
 
@@ -118,8 +120,8 @@ class Recorder:
                     and not self._flushing
                 ):
                     self._wake.wait(self.trace.flush_interval_s)
-                if self._closed and not self._queue:
-                    return
+                if self._closed and (not self._queue or time.monotonic() >= self._close_deadline):
+                    return  # close() drops what is left as shutdown
                 batch = [
                     self._queue.popleft()
                     for _ in range(min(self.trace.batch_size, len(self._queue)))
@@ -128,7 +130,8 @@ class Recorder:
             try:
                 if batch:
                     self._write(batch)
-                self._prune_when_due()
+                if not self._closed:
+                    self._prune_when_due()
             except Exception as exc:  # the writer never dies: log (no values) and go on
                 logger.error("the trace writer failed:\n%s", described(exc))
             finally:
@@ -140,6 +143,9 @@ class Recorder:
         steps = [self._planned(item) for item in batch if not isinstance(item, ReadAuditEntry)]
         entries = [item for item in batch if isinstance(item, ReadAuditEntry)]
         deadline = time.monotonic() + self.trace.write_timeout_s
+        with self._lock:
+            if self._closed:
+                deadline = min(deadline, self._close_deadline)
         if steps:
             self._write_steps(steps, deadline)
         if entries:
@@ -241,13 +247,20 @@ class Recorder:
         return True
 
     def close(self) -> None:
-        """Stop: write what is queued within write_timeout_s, drop the rest (`shutdown`)."""
+        """Stop: write what is queued within write_timeout_s, drop the rest (`shutdown`).
+
+        A batch being written when the deadline passes is not tried again (`write_failed`);
+        close waits for its last attempt, so every step is counted once when it returns.
+        """
         with self._lock:
             self._closed = True
+            self._close_deadline = time.monotonic() + self.trace.write_timeout_s
             self._wake.notify_all()
             thread = self._thread
         if thread is not None:
-            thread.join(self.trace.write_timeout_s)
+            thread.join(self.trace.write_timeout_s + _LAST_ATTEMPT_S)
+            if thread.is_alive():
+                logger.warning("the trace writer did not stop within its write timeout")
         with self._lock:
             left = list(self._queue)
             self._queue.clear()
