@@ -1,7 +1,8 @@
 """Fixtures every package's tests share: a real database on each backend, a real chat model.
 
 Each test gets a fresh SQLite file, and, when LOREBASE_TEST_POSTGRES_DSN is set, a fresh
-PostgreSQL schema (dropped afterwards). Without the DSN the PostgreSQL cases skip with a reason,
+PostgreSQL database (dropped afterwards), copied from a template when it starts migrated or
+holding the supply example. Without the DSN the PostgreSQL cases skip with a reason,
 except in CI (CI=true), where a missing DSN is an error: CI must run them.
 
 Tests marked `model` talk to a real chat model: `local_model` is llama.cpp's server on loopback
@@ -19,13 +20,15 @@ running LocalModelServer, or starting one.
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
+import sqlean
 
 from lorebase_inference.testing import LocalModelServer, local_model_path
 from lorebase_keeper.testing import OidcProvider
@@ -40,28 +43,111 @@ LIBRARY = ROOT / "tests" / "data" / "library"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
+CONTENTS = ("supply", "library")
+"""The fixtures that fill a test's database, in the order their templates import them."""
+
+
 @pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A URL of an empty database on the backend of the test case."""
+    """A URL of a database of its own on the backend of the test case.
+
+    Empty, unless the test also asks for `store` (then migrated) or for `supply` or `library`
+    (then holding them too): such a database is a copy of a template made once per session (a
+    file copy on SQLite, `CREATE DATABASE ... TEMPLATE` on PostgreSQL), since migrating and
+    importing again for each of thousands of tests would take most of the suite's time.
+    """
+    wanted = _template_of(request)
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'lorebase.sqlite'}"
+        path = tmp_path / "lorebase.sqlite"
+        if wanted is not None:
+            shutil.copyfile(_sqlite_template(request, wanted), path)
+        yield f"sqlite:///{path}"
         return
     if not POSTGRES_DSN:
         if os.environ.get("CI"):
             pytest.fail("CI must run the PostgreSQL tests: LOREBASE_TEST_POSTGRES_DSN is not set")
         pytest.skip("set LOREBASE_TEST_POSTGRES_DSN to run the PostgreSQL cases (.ci/run does)")
-    schema = f"test_{uuid.uuid4().hex[:16]}"
+    name = f"lbt_{uuid.uuid4().hex[:16]}"
+    template = _postgres_template(wanted)
     with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
-        connection.execute(f'CREATE SCHEMA "{schema}"')
-    separator = "&" if "?" in POSTGRES_DSN else "?"
-    yield f"{POSTGRES_DSN}{separator}options={quote(f'-csearch_path={schema},public -ctimezone=UTC')}"
+        connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    yield _postgres_url(name)
     with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
-        connection.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        connection.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+def _template_of(request: pytest.FixtureRequest) -> tuple[str, ...] | None:
+    """What the test's database starts with: None (empty), or migrated with these imported."""
+    names = set(request.fixturenames)
+    if "store" not in names:
+        return None
+    return tuple(name for name in CONTENTS if name in names)
+
+
+_TEMPLATES: dict[tuple[str, object], str] = {}
+"""Template databases by backend and what they hold: file paths (SQLite), names (PostgreSQL)."""
+
+
+def _fill(url: str, contents: tuple[str, ...]) -> None:
+    store = Store.open(url)
+    try:
+        for name in contents:
+            import_directory(store, {"supply": SUPPLY, "library": LIBRARY}[name])
+    finally:
+        store.close()
+
+
+def _sqlite_template(request: pytest.FixtureRequest, contents: tuple[str, ...]) -> Path:
+    found = _TEMPLATES.get(("sqlite", contents))
+    if found is None:
+        factory: pytest.TempPathFactory = request.getfixturevalue("tmp_path_factory")
+        path = factory.mktemp("template") / "lorebase.sqlite"
+        _fill(f"sqlite:///{path}", contents)
+        connection = sqlean.connect(str(path))  # the WAL folded in: one file to copy
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        connection.close()
+        found = _TEMPLATES[("sqlite", contents)] = str(path)
+    return Path(found)
+
+
+def _postgres_template(contents: tuple[str, ...] | None) -> str:
+    """A template database: empty but for the extensions scripts/start-postgres.sh creates in
+    its database (None), or migrated and holding `contents`."""
+    assert POSTGRES_DSN is not None
+    what = "empty" if contents is None else "_".join(contents) or "migrated"
+    found = _TEMPLATES.get(("postgresql", what))
+    if found is None:
+        found = f"lbt_template_{os.getpid()}_{what}"
+        with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{found}" WITH (FORCE)')
+            connection.execute(f'CREATE DATABASE "{found}"')
+        with psycopg.connect(_postgres_url(found), autocommit=True) as connection:
+            for extension in ("vector", "pg_trgm"):
+                connection.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
+        if contents is not None:
+            _fill(_postgres_url(found), contents)
+        _TEMPLATES[("postgresql", what)] = found
+    return found
+
+
+def _postgres_url(database: str) -> str:
+    assert POSTGRES_DSN is not None
+    return urlunsplit(urlsplit(POSTGRES_DSN)._replace(path=f"/{database}"))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Drop this session's PostgreSQL templates."""
+    templates = [name for (backend, _), name in _TEMPLATES.items() if backend == "postgresql"]
+    if not templates or not POSTGRES_DSN:
+        return
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
+        for name in templates:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture
 def store(database_url: str) -> Iterator[Store]:
-    """An empty, migrated store."""
+    """A migrated store (holding `supply` and `library` when the test asks for them too)."""
     opened = Store.open(database_url)
     yield opened
     opened.close()
@@ -70,14 +156,12 @@ def store(database_url: str) -> Iterator[Store]:
 @pytest.fixture
 def supply(store: Store) -> Store:
     """A store holding the supply example (its import and its follow-up Revisions)."""
-    import_directory(store, SUPPLY)
     return store
 
 
 @pytest.fixture
 def library(store: Store) -> Store:
     """A store holding the library test Domain (tests/data/library), the second Domain."""
-    import_directory(store, LIBRARY)
     return store
 
 
