@@ -27,6 +27,17 @@ def _percent(ratio: float) -> str:
     return f"{percent:.0f}%" if percent >= 1 else "less than 1%"
 
 
+def statistics_mark(read: Read) -> str | None:
+    """What a coverage block depends on besides the Revision, for the answer's ETag: Scribe
+    recounts statistics without a commit, and an answer cached while they were `approximate`
+    must not outlive the recount. The Revision they were counted at, or None."""
+    view = read.reader.view
+    if view.branch.name != view.domain.default_branch or not view.at_head:
+        return None
+    found = read.reader.statistics()
+    return None if found is None else found.as_of
+
+
 def query_coverage(read: Read, query: Query) -> dict[str, Any]:
     """The coverage block of a query: its Kinds, and the Attributes it uses and where."""
     return coverage_block(read, query.kinds, query.attributes_used())

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Body, Request, Response
 from lorebase_core.graph_requests import parse_neighborhood, parse_traverse
 from lorebase_core.query import Query, decode_cursor, encode_cursor, parse_query
 from lorebase_keeper.bodies import branch_and_at, json_object
-from lorebase_keeper.coverage import query_coverage
+from lorebase_keeper.coverage import query_coverage, statistics_mark
 from lorebase_keeper.empty_answers import explain_empty
 from lorebase_keeper.reading import Read, domain_read
 from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer, request_body
@@ -86,6 +86,8 @@ def _query_answer(request: Request, read: Read, query: Query, offset: int, body:
             answer["coverage"] = coverage
         return answer
 
+    if query.coverage is not False:
+        body = {"request": body, "statistics": statistics_mark(read)}
     return read.answer(request, compute, body=body)
 
 

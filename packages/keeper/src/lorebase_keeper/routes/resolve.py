@@ -26,7 +26,7 @@ from lorebase_core.resolve import (
     vocabulary_entries,
 )
 from lorebase_core.search_request import SearchRequest
-from lorebase_keeper.coverage import coverage_block
+from lorebase_keeper.coverage import coverage_block, statistics_mark
 from lorebase_keeper.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.documented import READ_RESPONSES, read_answer, request_body
 from lorebase_keeper.routes.queries import parse_for
@@ -273,6 +273,8 @@ def resolve(
         if skip_reason is None and embedding is not None:
             # stored vectors are not versioned: the answer follows them at the same Revision
             digested = {"request": body, "vectors": read.reader.vectors_stamp(embedding.model)}
+        if parsed.coverage:
+            digested = {"request": digested, "statistics": statistics_mark(read)}
         response = read.answer(request, compute, body=digested)
         domain_id = read.reader.view.domain.id
     if (
