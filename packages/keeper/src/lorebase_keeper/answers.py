@@ -13,8 +13,9 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request, Response
 
@@ -22,6 +23,9 @@ from lorebase_core.access import ReadScope
 from lorebase_core.schema import canonical_json
 from lorebase_keeper.trace.context import current_step
 from lorebase_platform.settings import CacheSettings
+
+if TYPE_CHECKING:
+    from lorebase_keeper.authz import Principal
 
 JSON = "application/json"
 MARKDOWN = "text/markdown; charset=utf-8"
@@ -32,6 +36,18 @@ REVISION_HEADER = "Lorebase-Revision"
 class Rendered:
     body: bytes
     media_type: str
+
+
+@dataclass
+class AnswerSlot:
+    """What the fast path (fast_answers.py) learns of the read a route answered: the ETag of its
+    stamped answer and the principal it read as. Filled in the route's worker thread."""
+
+    etag: str | None = None
+    principal: Principal | None = None
+
+
+ANSWER_SLOT: ContextVar[AnswerSlot | None] = ContextVar("lorebase_answer_slot", default=None)
 
 
 class AnswerCache:
@@ -82,7 +98,8 @@ def make_etag(revision: str | None, digest: str) -> str:
     return f'"{revision or "empty"}.{digest}"'
 
 
-def _candidates(if_none_match: str | None) -> set[str]:
+def etag_candidates(if_none_match: str | None) -> set[str]:
+    """The ETags of an If-None-Match header (weak ones as strong: reads compare them weakly)."""
     if not if_none_match:
         return set()
     return {candidate.strip().removeprefix("W/") for candidate in if_none_match.split(",")}
@@ -107,7 +124,10 @@ def stamped(
     headers = {"ETag": etag, "Cache-Control": "private, no-cache"}
     if revision is not None:
         headers[REVISION_HEADER] = revision
-    candidates = _candidates(request.headers.get("if-none-match"))
+    slot = ANSWER_SLOT.get()
+    if slot is not None:
+        slot.etag = etag
+    candidates = etag_candidates(request.headers.get("if-none-match"))
     step = current_step()
     if etag in candidates:
         if step is not None:

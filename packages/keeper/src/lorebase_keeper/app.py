@@ -13,6 +13,7 @@ from lorebase_keeper.auth import Authenticator, AuthModeHeader
 from lorebase_keeper.browser_headers import SecurityHeaders, install_cors
 from lorebase_keeper.csrf import CsrfCheck
 from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
+from lorebase_keeper.fast_answers import FastAnswers
 from lorebase_keeper.feed_stream import FeedState
 from lorebase_keeper.limits import BodyLimit
 from lorebase_keeper.loopback import require_safe_auth
@@ -47,7 +48,7 @@ from lorebase_keeper.trace.recorder import Recorder
 from lorebase_keeper.web_files import WebFiles, check_dist
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
-from lorebase_store import Store
+from lorebase_store import HeadWatch, Store
 
 VERSION = "0.1.0"
 
@@ -69,6 +70,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         await app.state.feed.notices.close()
+        app.state.heads.close()
         app.state.keeper.recorder.close()  # what is queued is written before the store closes
         app.state.metrics.shutdown()
         app.state.keeper.authenticator.close()
@@ -94,9 +96,14 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         recorder,
     )
     app.state.feed = FeedState.make(settings.agents.feed, app.state.store)
+    app.state.heads = HeadWatch(app.state.store.engine, app.state.feed.notices)
     install_error_handlers(app)
     # the last added runs first: logged, CSRF checked, traced, text and segments checked, the
-    # body read and checked, the rate-limit headers of the request's charge added
+    # body read and checked, the rate-limit headers of the request's charge added, a repeated
+    # read answered from memory
+    cache = settings.keeper.cache
+    if cache.fast_path and cache.max_entries > 0 and not settings.keeper.auth.audit.reads:
+        app.add_middleware(FastAnswers, keeper=app.state.keeper, heads=app.state.heads)
     app.add_middleware(RouteSeen)
     if settings.keeper.rate_limits.enabled:
         app.add_middleware(RateLimitHeaders)

@@ -246,12 +246,42 @@ class Authenticator:
             return None
         return found
 
-    def _cached(self, cache_key: str, lookup: Callable[[], Principal | None]) -> Principal | None:
-        now = time.monotonic()
+    def known_principal(self, request: Request) -> tuple[str, Principal] | None:
+        """The request's credential (as its cache key) and principal when both are known
+        without asking the store: auth mode `none`, or an API key whose principal is cached and
+        fresh. None otherwise (no credential, a session, an OIDC token, an unknown key): the
+        request then goes the usual way (`principal`). Nothing is charged."""
+        if self.mode == "none":
+            return "none", local_admin()
+        try:
+            presented = _credential(request)
+        except Unauthorized:
+            return None
+        if presented is None:
+            return None
+        if self.takes_oidc and not (self.takes_api_keys and presented.startswith(KEY_PREFIX)):
+            return None
+        cache_key = hashlib.sha256(presented.encode()).hexdigest()
+        found = self._fresh(cache_key)
+        return None if found is None or found[1] is None else (cache_key, found[1])
+
+    def charge(self, request: Request, principal: Principal) -> None:
+        """Charge a request whose principal `known_principal` told (RateLimited, QuotaExceeded
+        past its limit), as `principal` does on the usual way."""
+        self.limits.charge(request, principal.id)
+
+    def _fresh(self, cache_key: str) -> tuple[float, Principal | None] | None:
         with self._lock:
             cached = self._cache.get(cache_key)
-        if cached is not None and now - cached[0] < self.ttl_s:
+        if cached is not None and time.monotonic() - cached[0] < self.ttl_s:
+            return cached
+        return None
+
+    def _cached(self, cache_key: str, lookup: Callable[[], Principal | None]) -> Principal | None:
+        cached = self._fresh(cache_key)
+        if cached is not None:
             return cached[1]
+        now = time.monotonic()
         found = lookup()
         with self._lock:
             if len(self._cache) > 10_000:

@@ -18,6 +18,9 @@ from lorebase_keeper.errors import send_error
 from lorebase_keeper.text import body_issues, invalid_text, is_json
 from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem_document
 
+BODY = "lorebase.body"
+"""Scope key of the request body `BodyLimit` read (bytes), for the fast path's key."""
+
 
 class BodyLimit:
     """Pure ASGI middleware: 413 for a declared or streamed body past the limit, 408 for a slow one.
@@ -65,6 +68,7 @@ class BodyLimit:
             await send_error(scope, receive, send, invalid_text(issues, "the body"))
             return
         replayed = False
+        scope[BODY] = body
 
         async def replay() -> Message:
             nonlocal replayed

@@ -11,7 +11,7 @@ from fastapi import Request, Response
 
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import HistoryForbidden, InvalidInput, Issue
-from lorebase_keeper.answers import AnswerCache, stamped
+from lorebase_keeper.answers import ANSWER_SLOT, AnswerCache, stamped
 from lorebase_keeper.auth import Authenticator
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.trace.context import StepContext, current_step
@@ -94,6 +94,9 @@ def domain_read(
     """
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
+    slot = ANSWER_SLOT.get()
+    if slot is not None:
+        slot.principal = principal
     principal.require_domain(domain)
     if branch:
         principal.require("data.read", domain, branch)

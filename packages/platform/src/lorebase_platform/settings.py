@@ -428,6 +428,12 @@ class CacheSettings(_Section):
     max_entry_bytes: int = Field(
         default=1_048_576, ge=0, description="Larger answers are not kept."
     )
+    fast_path: bool = Field(
+        default=True,
+        description="Answer a repeated read (and its 304) from memory, without a worker thread "
+        "or a read transaction, while nothing has been written since it was read (docs/api.md, "
+        "'Fast answers').",
+    )
 
 
 class AgentWritesSettings(_Section):

@@ -14,7 +14,7 @@ The parts behind it:
 | `reads/` | `Reader`: Records, Links, history, lineage, diff, queries, context reads, resolve |
 | `writes/` | `Writes`: executions, task branches, Proposals, merges, the audit log |
 | `health/`, `search/`, `graph/` | the health report, search (and the Records whose vectors are due), traversals and neighborhoods |
-| `feed/` | following a branch: its events, the polling feed, `EventNotices` |
+| `feed/` | following a branch: its events, the polling feed, `EventNotices`, `HeadWatch` |
 | `access` | principals, API keys and grants |
 | `oidc_identities` | which principal an OIDC issuer's subject is |
 | `sessions` | browser sessions: made, looked up by a presented id, touched, revoked, pruned |
@@ -45,7 +45,7 @@ from lorebase_store.access import (
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.commits.statistics import KindStatistics, Statistics
 from lorebase_store.engine import create_store_engine, sqlite_url
-from lorebase_store.feed import ChangesPage, EventBatch, EventNotices
+from lorebase_store.feed import ChangesPage, EventBatch, EventNotices, HeadWatch
 from lorebase_store.graph import (
     GraphLink,
     GraphRecord,
@@ -202,6 +202,7 @@ __all__ = [
     "GrantInfo",
     "GraphLink",
     "GraphRecord",
+    "HeadWatch",
     "HealthLimits",
     "HealthReport",
     "HistoryEntry",

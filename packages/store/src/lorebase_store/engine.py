@@ -11,6 +11,8 @@ and in the text of their exceptions), and the rows SQLAlchemy logs at DEBUG are 
 from __future__ import annotations
 
 import logging
+import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,6 +27,8 @@ from lorebase_core.schema import canonical_json
 from lorebase_store.plans import listen_for_statements
 
 WRITE = "lorebase_write"
+_COMMITTED: weakref.WeakKeyDictionary[sa.Engine, int] = weakref.WeakKeyDictionary()
+_COMMITTED_LOCK = threading.Lock()
 
 
 class JsonText(str):
@@ -127,6 +131,13 @@ def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
         connection.begin(),
     ):
         yield connection
+    with _COMMITTED_LOCK:  # counted once committed, never before (HeadWatch relies on it)
+        _COMMITTED[engine] = _COMMITTED.get(engine, 0) + 1
+
+
+def writes_committed(engine: sa.Engine) -> int:
+    """How many write transactions this process has committed through `engine`."""
+    return _COMMITTED.get(engine, 0)
 
 
 @contextmanager

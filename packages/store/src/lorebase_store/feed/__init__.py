@@ -4,11 +4,13 @@
 | --- | --- |
 | `reads` | `branch_events` (the stream's events), `changes` (the polling feed), `ChangesPage` |
 | `notices` | `EventNotices`: wakes waiters when events are written (LISTEN/NOTIFY or a poll) |
+| `heads` | `HeadWatch`: a token that changes when a branch head may have moved |
 | `notify` | `notify_event`: the NOTIFY a commit transaction sends on PostgreSQL |
 """
 
 from __future__ import annotations
 
+from lorebase_store.feed.heads import HeadWatch
 from lorebase_store.feed.notices import EventNotices
 from lorebase_store.feed.notify import CHANNEL, notify_event
 from lorebase_store.feed.reads import ChangesPage, EventBatch, branch_events, changes
@@ -18,6 +20,7 @@ __all__ = [
     "ChangesPage",
     "EventBatch",
     "EventNotices",
+    "HeadWatch",
     "branch_events",
     "changes",
     "notify_event",

@@ -4,6 +4,7 @@ On PostgreSQL one connection per process LISTENs on `notify.CHANNEL` (every comm
 that writes an event NOTIFYs it, across processes) and wakes every waiter at once. On SQLite, and
 on PostgreSQL as the fallback should the listening connection fail, the event table is polled
 every `poll_interval_s`. A waiter holds no transaction and no thread: it awaits an asyncio event.
+`follow()` keeps the listening connection up while nobody waits, for `HeadWatch` (heads.py).
 """
 
 from __future__ import annotations
@@ -43,12 +44,32 @@ class EventNotices:
         self._waiters = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Event | None = None
-        self._tasks: list[asyncio.Task[None]] = []
+        self._poll_task: asyncio.Task[None] | None = None
+        self._listen_task: asyncio.Task[None] | None = None
+        self._following = False  # listen while nobody waits too (`follow`)
+        self._connected = False  # the listening connection is up and LISTENing
+        self._heard = 0  # notices heard, and connections made and lost
 
     @property
     def listening(self) -> bool:
         """Whether notices arrive by LISTEN/NOTIFY (PostgreSQL) rather than by polling only."""
         return self.engine.dialect.name == "postgresql"
+
+    def follow(self) -> None:
+        """Listen from now on whether or not anyone waits (PostgreSQL; a no-op on SQLite).
+
+        Call it on the event loop the notices are wanted on; `heard()` then tells whether a
+        commit of another process may have been announced since it was last asked.
+        """
+        if not self.listening:
+            return
+        self._following = True
+        self._start(asyncio.get_running_loop())
+
+    def heard(self) -> int | None:
+        """A number that changes with every notice heard and every connection made or lost;
+        None while no listening connection is up (nothing can be known of other processes)."""
+        return self._heard if self._connected else None
 
     def known(self, branch_id: int | None = None) -> int:
         """The newest sequence known, of one branch or of any."""
@@ -77,7 +98,9 @@ class EventNotices:
 
     async def close(self) -> None:
         """Stop listening and polling."""
-        tasks, self._tasks = self._tasks, []
+        self._following = False
+        tasks = [task for task in (self._poll_task, self._listen_task) if task is not None]
+        self._poll_task = self._listen_task = None
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -87,13 +110,13 @@ class EventNotices:
     # -- inside ------------------------------------------------------------------------------
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
         if self._loop is not loop:  # a new event loop (a test's, a restarted server's)
-            self._loop, self._tasks = loop, []
+            self._loop, self._poll_task, self._listen_task = loop, None, None
             self._changed = asyncio.Event()
-        self._tasks = [task for task in self._tasks if not task.done()]
-        if not self._tasks:
-            self._tasks.append(loop.create_task(self._poll()))
-            if self.listening:
-                self._tasks.append(loop.create_task(self._listen()))
+            self._connected = False
+        if self._waiters > 0 and (self._poll_task is None or self._poll_task.done()):
+            self._poll_task = loop.create_task(self._poll())
+        if self.listening and (self._listen_task is None or self._listen_task.done()):
+            self._listen_task = loop.create_task(self._listen())
 
     def _record(self, branch_id: int, sequence: int) -> None:
         if sequence > self._latest.get(branch_id, 0):
@@ -127,21 +150,30 @@ class EventNotices:
         import psycopg  # PostgreSQL only: SQLite installs need not have it
 
         url = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-        while self._waiters > 0:
+        while self._waiters > 0 or self._following:
             try:
                 async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
                     found = await (await conn.execute("SELECT current_schema()")).fetchone()
                     schema = str(found[0]) if found else ""
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    self._connected, self._heard = True, self._heard + 1
                     async for notice in conn.notifies():
                         where, _domain, branch, sequence = notice.payload.rsplit(" ", 3)
                         if where != schema:  # another database in the same PostgreSQL one
                             continue
+                        self._heard += 1
                         self._record(int(branch), int(sequence))
                         self._wake()
-                        if self._waiters == 0:
+                        if self._waiters == 0 and not self._following:
                             return
             except (psycopg.Error, OSError, ValueError) as exc:
+                self._lost()
                 # polling goes on meanwhile; the error's type only, the DSN holds a password
                 logger.warning("listening for event notices failed: %s", type(exc).__name__)
                 await asyncio.sleep(self.poll_interval_s)
+            finally:
+                self._lost()
+
+    def _lost(self) -> None:
+        """The listening connection is down: what other processes commit is not heard."""
+        self._connected, self._heard = False, self._heard + 1

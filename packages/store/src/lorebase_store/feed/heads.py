@@ -1,0 +1,72 @@
+"""`HeadWatch`: a token that changes whenever a branch head may have moved, cheap to ask.
+
+Keeper keeps a read's answer in memory under the token it was read at and serves it again,
+without a read transaction, while `token()` still returns the same value (docs/api.md, "Fast
+answers"). The token changes
+
+- after every write transaction this process commits (`engine.writes_committed`);
+- on SQLite, after any other connection, in this process or another, commits a write
+  (`PRAGMA data_version` on a connection of its own: a look at the shared WAL index, no
+  transaction and no disk read);
+- on PostgreSQL, with every change notice heard from another process's commit (the change
+  feed's LISTEN, `EventNotices.follow`), and when the listening connection is made or lost.
+
+`token()` is None where nothing can be known of other writers: an in-memory SQLite database, or a
+PostgreSQL listener that is not connected (yet). Keeper then reads as always.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import sqlalchemy as sa
+import sqlean
+
+from lorebase_store.engine import is_sqlite, writes_committed
+from lorebase_store.feed.notices import EventNotices
+
+Token = tuple[int, int]
+
+
+class HeadWatch:
+    """Whether anything may have been written since a token was taken. Ask it on one event loop
+    (PostgreSQL's listener lives there); `close()` releases SQLite's connection."""
+
+    def __init__(self, engine: sa.Engine, notices: EventNotices) -> None:
+        self.engine = engine
+        self.notices = notices
+        self._lock = threading.Lock()
+        self._watcher: Any = None
+        self._closed = False
+        database = engine.url.database if is_sqlite(engine) else None
+        self._file = (
+            database
+            if database and database != ":memory:" and "mode=memory" not in database
+            else None
+        )
+
+    def token(self) -> Token | None:
+        """What has been written as far as can be told now; None: nothing can be told."""
+        written = writes_committed(self.engine)
+        if is_sqlite(self.engine):
+            if self._file is None:
+                return None
+            with self._lock:
+                if self._closed:
+                    return None
+                if self._watcher is None:
+                    # the store's own SQLite library: another would not share its WAL index
+                    self._watcher = sqlean.connect(self._file, check_same_thread=False)
+                    self._watcher.isolation_level = None
+                (version,) = self._watcher.execute("PRAGMA data_version").fetchone()
+            return (written, int(version))
+        self.notices.follow()
+        heard = self.notices.heard()
+        return None if heard is None else (written, heard)
+
+    def close(self) -> None:
+        with self._lock:
+            watcher, self._watcher, self._closed = self._watcher, None, True
+        if watcher is not None:
+            watcher.close()
