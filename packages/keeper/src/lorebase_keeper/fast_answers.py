@@ -10,10 +10,10 @@ worker thread, a read transaction or routing, while
   SQLite's data_version, PostgreSQL's change notices from other processes);
 - the credential's principal is known without the store and equal to the one the read ran as
   (auth.Authenticator.known_principal: mode `none`, or an API key cached within
-  keeper.auth.authz.grants_cache_ttl_s), which bounds how long anything a notice does not
-  announce (a grant, a key, another Keeper's branch deletion on PostgreSQL) may go unseen,
-  as for every request;
-- the entry is younger than that same time.
+  keeper.auth.authz.grants_cache_ttl_s: a revoked key or grant is seen when that cache is
+  read again, as for every request);
+- on PostgreSQL, the entry is younger than that same time (on SQLite the token sees every
+  write of every process, so an entry lasts while the token and the principal stand).
 
 Everything outside this layer still runs (the log line, security headers, CORS, CSRF, path and
 text checks, the body limit, the rate-limit charge and its headers). Requests this layer does not
@@ -24,6 +24,7 @@ a session cookie or an OIDC token, and anything but GET and POST.
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -166,7 +167,7 @@ class FastAnswers:
                 answer=answer,
                 route=scope.get("route"),
                 path_params=dict(scope.get("path_params") or {}),
-                expires=time.monotonic() + self.ttl_s,
+                expires=time.monotonic() + self.ttl_s if not self.heads.complete else math.inf,
             ),
         )
 

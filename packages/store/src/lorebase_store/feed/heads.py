@@ -46,6 +46,13 @@ class HeadWatch:
             else None
         )
 
+    @property
+    def complete(self) -> bool:
+        """Whether the token changes with every write of every process (SQLite's data_version
+        does); on PostgreSQL only commits that write an event are announced to other processes
+        (a Revision, an Operation's execution), not grants, tags or deleted branches."""
+        return is_sqlite(self.engine)
+
     def token(self) -> Token | None:
         """What has been written as far as can be told now; None: nothing can be told."""
         written = writes_committed(self.engine)
