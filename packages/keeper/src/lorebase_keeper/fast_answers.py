@@ -40,15 +40,14 @@ from lorebase_keeper.limits import BODY
 from lorebase_keeper.rate_limits import RATE_CHARGED, RATE_DECISION
 from lorebase_keeper.reading import Keeper
 from lorebase_keeper.trace.context import current_step
-from lorebase_store import HeadWatch
-from lorebase_store.feed.heads import Token
+from lorebase_store import HeadToken, HeadWatch
 
 _NOT_MODIFIED_DROPS = {b"content-type", b"content-length"}
 
 
 @dataclass(frozen=True)
 class _Kept:
-    token: Token
+    token: HeadToken
     principal: Principal
     etag: str
     headers: list[tuple[bytes, bytes]]  # of the 304
@@ -91,7 +90,7 @@ class FastAnswers:
         await self._read(token, scope, receive, send)
 
     async def _answered(
-        self, kept: _Kept, token: Token, principal: Principal, scope: Scope, send: Send
+        self, kept: _Kept, token: HeadToken, principal: Principal, scope: Scope, send: Send
     ) -> bool:
         """Answer from `kept` when it still stands; False: the usual way must answer."""
         if kept.token != token or kept.principal != principal or time.monotonic() > kept.expires:
@@ -118,7 +117,7 @@ class FastAnswers:
             await send({"type": "http.response.body", "body": body})
         return True
 
-    async def _read(self, token: Token, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _read(self, token: HeadToken, scope: Scope, receive: Receive, send: Send) -> None:
         """The usual way, keeping its answer when it was a stamped one."""
         slot = AnswerSlot()
         status = 0

@@ -45,7 +45,7 @@ from lorebase_store.access import (
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.commits.statistics import KindStatistics, Statistics
 from lorebase_store.engine import create_store_engine, sqlite_url
-from lorebase_store.feed import ChangesPage, EventBatch, EventNotices, HeadWatch
+from lorebase_store.feed import ChangesPage, EventBatch, EventNotices, HeadToken, HeadWatch
 from lorebase_store.graph import (
     GraphLink,
     GraphRecord,
@@ -202,6 +202,7 @@ __all__ = [
     "GrantInfo",
     "GraphLink",
     "GraphRecord",
+    "HeadToken",
     "HeadWatch",
     "HealthLimits",
     "HealthReport",

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from lorebase_store.feed.heads import HeadWatch
+from lorebase_store.feed.heads import HeadToken, HeadWatch
 from lorebase_store.feed.notices import EventNotices
 from lorebase_store.feed.notify import CHANNEL, notify_event
 from lorebase_store.feed.reads import ChangesPage, EventBatch, branch_events, changes
@@ -20,6 +20,7 @@ __all__ = [
     "ChangesPage",
     "EventBatch",
     "EventNotices",
+    "HeadToken",
     "HeadWatch",
     "branch_events",
     "changes",

@@ -26,7 +26,7 @@ import sqlean
 from lorebase_store.engine import is_sqlite, writes_committed
 from lorebase_store.feed.notices import EventNotices
 
-Token = tuple[int, int]
+HeadToken = tuple[int, int]
 
 
 class HeadWatch:
@@ -53,7 +53,7 @@ class HeadWatch:
         (a Revision, an Operation's execution), not grants, tags or deleted branches."""
         return is_sqlite(self.engine)
 
-    def token(self) -> Token | None:
+    def token(self) -> HeadToken | None:
         """What has been written as far as can be told now; None: nothing can be told."""
         written = writes_committed(self.engine)
         if is_sqlite(self.engine):
