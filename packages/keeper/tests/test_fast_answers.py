@@ -37,6 +37,14 @@ def fast_settings(**keeper: Any) -> Settings:
 
 
 @asynccontextmanager
+async def running(settings: Settings, store: Store) -> AsyncIterator[FastAPI]:
+    """Keeper as a server runs it: its lifespan started (PostgreSQL's listener starts there)."""
+    app = create_app(settings, store=store)
+    async with app.router.lifespan_context(app):
+        yield app
+
+
+@asynccontextmanager
 async def client_of(app: FastAPI, key: str) -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app),
@@ -80,8 +88,7 @@ async def test_a_repeated_read_and_its_304_run_no_statement_and_are_the_same_ans
     supply: Store,
 ) -> None:
     keys = make_keys(supply)
-    app = create_app(fast_settings(), store=supply)
-    async with client_of(app, keys.admin) as http:
+    async with running(fast_settings(), supply) as app, client_of(app, keys.admin) as http:
         first = await served_from_memory(http, supply, S_1001)
         with statements_run(supply) as seen:
             again = await http.get(S_1001)
@@ -112,10 +119,9 @@ async def test_a_commit_in_this_process_or_another_is_seen_by_the_next_read(
     supply: Store, database_url: str
 ) -> None:
     keys = make_keys(supply)
-    app = create_app(fast_settings(), store=supply)
     other = Store.open(database_url)  # its own engine: what another process would do
     try:
-        async with client_of(app, keys.admin) as http:
+        async with running(fast_settings(), supply) as app, client_of(app, keys.admin) as http:
 
             async def settled_name() -> tuple[str, str]:
                 found = (await served_from_memory(http, supply, S_1001)).json()
@@ -138,9 +144,12 @@ async def test_a_commit_in_this_process_or_another_is_seen_by_the_next_read(
 @pytest.mark.anyio
 async def test_each_credential_has_its_own_answer(supply: Store) -> None:
     keys = make_keys(supply)
-    app = create_app(fast_settings(), store=supply)
     part = f"{SUPPLY}/kinds/Part/records/P-10028"
-    async with client_of(app, keys.admin) as admin, client_of(app, keys.supplier) as supplier:
+    async with (
+        running(fast_settings(), supply) as app,
+        client_of(app, keys.admin) as admin,
+        client_of(app, keys.supplier) as supplier,
+    ):
         for _ in range(2):
             assert (await admin.get(part)).status_code == 200
             refused = await supplier.get(part)  # narrowed to Supplier: Part is not there for it
@@ -156,8 +165,7 @@ async def test_answers_from_memory_are_charged_to_the_rate_limit(supply: Store) 
     settings = fast_settings(
         rate_limits={"enabled": True, "classes": {"reads": {"per_minute": 3, "burst": 3}}}
     )
-    app = create_app(settings, store=supply)
-    async with client_of(app, keys.viewer) as http:
+    async with running(settings, supply) as app, client_of(app, keys.viewer) as http:
         codes = [(await http.get(S_1001)).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
 
@@ -170,10 +178,47 @@ async def test_traced_reads_and_disabled_fast_answers_go_the_usual_way(supply: S
         (fast_settings(trace={"enabled": True}), traced),
         (fast_settings(cache={"fast_path": False}), {}),
     ):
-        app = create_app(settings, store=supply)
-        async with client_of(app, keys.admin) as http:
+        async with running(settings, supply) as app, client_of(app, keys.admin) as http:
             assert (await http.get(S_1001, headers=headers)).status_code == 200
             with statements_run(supply) as seen:
                 assert (await http.get(S_1001, headers=headers)).status_code == 200
             assert seen, "read from memory although it should not have been"
-        app.state.keeper.recorder.close()
+
+
+def listening_connections(database_url: str) -> int:
+    """Connections LISTENing on this PostgreSQL database (what a Keeper's notices hold)."""
+    import psycopg
+
+    dsn = database_url.replace("postgresql+psycopg://", "postgresql://")
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        found = connection.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+        ).fetchone()
+    return int(found[0]) if found else 0
+
+
+@pytest.mark.anyio
+async def test_the_listener_lives_with_the_server_not_with_a_request(
+    supply: Store, database_url: str
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("PostgreSQL's change notices only")
+    keys = make_keys(supply)
+    # without the lifespan (a test client's loop may end with each request) nothing listens
+    # and nothing is left connecting: every read is a real one
+    app = create_app(fast_settings(), store=supply)
+    async with client_of(app, keys.admin) as http:
+        for _ in range(3):
+            with statements_run(supply) as seen:
+                assert (await http.get(S_1001)).status_code == 200
+            assert seen
+    assert listening_connections(database_url) == 0
+    app.state.keeper.recorder.close()
+    async with running(fast_settings(), supply) as app, client_of(app, keys.admin) as http:
+        await served_from_memory(http, supply, S_1001)
+        assert listening_connections(database_url) == 1
+    deadline = time.monotonic() + 5  # the server's backend ends just after the client closes
+    while listening_connections(database_url) != 0:
+        assert time.monotonic() < deadline, "the listener outlived the server"
+        await anyio.sleep(0.05)

@@ -68,6 +68,7 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.heads.start()  # PostgreSQL's notices heard on the server's own event loop
         yield
         await app.state.feed.notices.close()
         app.state.heads.close()

@@ -30,8 +30,10 @@ HeadToken = tuple[int, int]
 
 
 class HeadWatch:
-    """Whether anything may have been written since a token was taken. Ask it on one event loop
-    (PostgreSQL's listener lives there); `close()` releases SQLite's connection."""
+    """Whether anything may have been written since a token was taken. On PostgreSQL `start()`
+    it on the event loop that will ask (the server's: its listener lives there, and a loop that
+    ends with a request, as a test client's may, must not leave one behind); `close()` releases
+    SQLite's connection."""
 
     def __init__(self, engine: sa.Engine, notices: EventNotices) -> None:
         self.engine = engine
@@ -68,9 +70,13 @@ class HeadWatch:
                     self._watcher.isolation_level = None
                 (version,) = self._watcher.execute("PRAGMA data_version").fetchone()
             return (written, int(version))
-        self.notices.follow()
         heard = self.notices.heard()
         return None if heard is None else (written, heard)
+
+    def start(self) -> None:
+        """Listen for PostgreSQL's notices on the running event loop from now on (until the
+        notices close); without it a PostgreSQL token is None. A no-op on SQLite."""
+        self.notices.follow()
 
     def close(self) -> None:
         with self._lock:

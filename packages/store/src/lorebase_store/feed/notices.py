@@ -68,8 +68,13 @@ class EventNotices:
 
     def heard(self) -> int | None:
         """A number that changes with every notice heard and every connection made or lost;
-        None while no listening connection is up (nothing can be known of other processes)."""
-        return self._heard if self._connected else None
+        None while no listening connection is up on the running event loop (nothing can be
+        known of other processes)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return None
+        return self._heard if self._connected and loop is self._loop else None
 
     def known(self, branch_id: int | None = None) -> int:
         """The newest sequence known, of one branch or of any."""
