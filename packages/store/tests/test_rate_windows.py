@@ -31,7 +31,9 @@ def test_each_increment_counts_one_in_its_own_window(store: Store) -> None:
 
 
 def test_concurrent_increments_see_distinct_counts(store: Store) -> None:
-    windows = RateWindows(store.engine)
+    # a window still current: the first increment's prune must not delete it from under the
+    # other callers (with an expired one, counts restarted at 1 whenever it came late)
+    windows = RateWindows(store.engine, wall=Wall(50.0))
     counts: list[int] = []
     start = threading.Barrier(4)
 
