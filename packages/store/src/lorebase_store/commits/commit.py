@@ -37,7 +37,7 @@ from lorebase_store.engine import (
     is_sqlite,
     write_transaction,
 )
-from lorebase_store.feed.notify import notify_event
+from lorebase_store.feed.notify import insert_event
 from lorebase_store.reads.records import duplicate_values
 from lorebase_store.results import CommitResult, RevisionInfo
 from lorebase_store.search.index import RecordWrite, build_index, index_records, reindex_branch
@@ -46,19 +46,19 @@ from lorebase_store.versioned.current import Current, current_links, current_rec
 from lorebase_store.versioned.domains import insert_domain
 from lorebase_store.versioned.provenance import carried
 from lorebase_store.versioned.schemas import save_schema, schema_by_digest
-from lorebase_store.versioned.views import Segment, load_branch, load_domain_and_branch, segments
+from lorebase_store.versioned.views import (
+    Head,
+    Segment,
+    load_commit_target,
+    lock_commit_target,
+    segments,
+)
 
 Duplicates = Literal["merge", "refuse"]
 
 # Statements of every commit, built once so that SQLAlchemy reuses their compiled form.
 _LOCK_DOMAIN = (
     sa.select(t.domains.c.id).where(t.domains.c.id == sa.bindparam("id")).with_for_update()
-)
-_LOCK_BRANCH = (
-    sa.select(t.branches.c.id).where(t.branches.c.id == sa.bindparam("id")).with_for_update()
-)
-_PARENT = sa.select(t.revisions.c.id, t.revisions.c.generation, t.revisions.c.schema_digest).where(
-    t.revisions.c.id == sa.bindparam("id")
 )
 _SEAL_REVISION = t.revisions.update().where(t.revisions.c.pk == sa.bindparam("pk_"))
 _MOVE_HEAD = t.branches.update().where(t.branches.c.id == sa.bindparam("id_"))
@@ -160,12 +160,11 @@ class _Commit:
                 default_branch=request.default_branch,
                 created_at=request.created_at,
             )
-        domain, branch = load_domain_and_branch(connection, request.domain, request.branch)
+        domain, branch, parent = load_commit_target(connection, request.domain, request.branch)
         self.on_default_branch = branch.name == domain.default_branch
         if not is_sqlite(connection):  # SQLite's write lock is already held: BEGIN IMMEDIATE
             connection.execute(_LOCK_DOMAIN, {"id": domain.id})
-            connection.execute(_LOCK_BRANCH, {"id": branch.id})
-            branch = load_branch(connection, domain, branch.name)
+            branch, parent = lock_commit_target(connection, domain, branch.id)
         if request.expected_head is not None and request.expected_head != branch.head_revision:
             raise StaleHead(
                 f"Branch {branch.name!r} moved: its head is {branch.head_revision}, not {request.expected_head}",
@@ -173,9 +172,6 @@ class _Commit:
                 head=branch.head_revision,
                 expected_head=request.expected_head,
             )
-        parent = None
-        if branch.head_revision is not None:
-            parent = connection.execute(_PARENT, {"id": branch.head_revision}).one()
         old_digest = parent.schema_digest if parent else str(domain.settings["initial_schema"])
         self.schema: Schema = request.schema or schema_by_digest(connection, old_digest)
         if request.schema is not None:
@@ -235,7 +231,7 @@ class _Commit:
     def _finish(
         self,
         domain_id: int,
-        parent: sa.Row[Any, Any, Any] | None,
+        parent: Head | None,
         created_at: str,
         schema_changed: bool,
     ) -> CommitResult:
@@ -306,20 +302,17 @@ class _Commit:
             "keys": {kind: sorted(keys) for kind, keys in sorted(tally.keys.items()) if keys},
             "keys_truncated": tally.keys_truncated,
         }
-        sequence = inserted_id(
-            self.connection.execute(
-                t.events.insert(),
-                {
-                    "domain_id": domain_id,
-                    "branch_id": self.branch.id,
-                    "type": "revision.committed",
-                    "revision_id": revision_id,
-                    "created_at": created_at,
-                    "payload": payload,
-                },
-            )
+        sequence = insert_event(
+            self.connection,
+            {
+                "domain_id": domain_id,
+                "branch_id": self.branch.id,
+                "type": "revision.committed",
+                "revision_id": revision_id,
+                "created_at": created_at,
+                "payload": payload,
+            },
         )
-        notify_event(self.connection, domain_id, self.branch.id, sequence)
         revision = RevisionInfo(
             pk=self.revision_pk,
             id=revision_id,

@@ -46,6 +46,13 @@ class StatisticsDelta:
     records: Counter[str] = field(default_factory=Counter)
     present: dict[str, Counter[str]] = field(default_factory=dict)
 
+    @property
+    def empty(self) -> bool:
+        """Whether no count moves (a commit that only changed values already present)."""
+        return not any(self.records.values()) and not any(
+            any(counter.values()) for counter in self.present.values()
+        )
+
     def record_changed(
         self, kind: str, before: dict[str, Any] | None, after: dict[str, Any] | None
     ) -> None:
@@ -100,6 +107,13 @@ def apply_delta(
     delta: StatisticsDelta,
 ) -> None:
     """Move the statistics from `parent` to `revision`, when they describe `parent`."""
+    if parent is not None and delta.empty:  # one statement: no count to read and add to
+        connection.execute(
+            t.statistics.update()
+            .where(t.statistics.c.domain_id == domain_id, t.statistics.c.as_of == parent)
+            .values(as_of=revision, counted_at=format_datetime(datetime.now(UTC)))
+        )
+        return
     current = read_statistics(connection, domain_id)
     if current is None and parent is not None:
         return  # never counted: `recount` starts them

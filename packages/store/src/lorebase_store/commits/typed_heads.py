@@ -343,26 +343,40 @@ class CommitTypedHeads:
         if not live and not gone:
             return
         typed = typed_kind(self.domain_id, self.schema, kind_name)
-        table = typed.table
+        upsert, delete = _statements(self.connection, typed, self.branch_id)
         for start in range(0, len(gone), _CHUNK):
-            self.connection.execute(
-                table.delete().where(table.c[KEY].in_(gone[start : start + _CHUNK]))
-            )
+            self.connection.execute(delete, {"keys": gone[start : start + _CHUNK]})
         for start in range(0, len(live), _CHUNK):
-            keys = live[start : start + _CHUNK]
-            select = _typed_select(typed, self.branch_id).where(t.records.c.record_key.in_(keys))
-            self.connection.execute(_upsert(self.connection, typed, select))
+            self.connection.execute(upsert, {"keys": live[start : start + _CHUNK]})
 
     def finish(self) -> None:
         if self.enabled and self.deferred:
             build_typed_heads(self.connection, self.branch_id, self.schema)
 
 
-def _upsert(connection: sa.Connection, typed: TypedKind, select: sa.Select[Any]) -> Any:
-    table = typed.table
+_statement_cache: dict[tuple[str, int, str], tuple[Any, Any]] = {}
+
+
+def _statements(connection: sa.Connection, typed: TypedKind, branch_id: int) -> tuple[Any, Any]:
+    """The upsert and the delete of a batch's keys (parameter `keys`), built once per table and
+    branch: a commit of one Record then pays neither their construction nor their cache key."""
+    dialect = connection.dialect.name
+    cache_key = (typed.name, branch_id, dialect)
+    found = _statement_cache.get(cache_key)
+    if found is None:
+        keys: sa.BindParameter[list[str]] = sa.bindparam("keys", expanding=True)
+        select = _typed_select(typed, branch_id).where(t.records.c.record_key.in_(keys))
+        delete = typed.table.delete().where(typed.table.c[KEY].in_(keys))
+        found = (_upsert(dialect, typed, select), delete)
+        with _lock:
+            _statement_cache[cache_key] = found
+    return found
+
+
+def _upsert(dialect_name: str, typed: TypedKind, select: sa.Select[Any]) -> Any:
     names = [KEY, *typed.columns]
-    dialect = sqlite if is_sqlite(connection) else postgresql
-    statement = dialect.insert(table).from_select(names, select)
+    dialect = sqlite if dialect_name == "sqlite" else postgresql
+    statement = dialect.insert(typed.table).from_select(names, select)
     if not typed.columns:
         return statement.on_conflict_do_nothing(index_elements=[KEY])
     return statement.on_conflict_do_update(

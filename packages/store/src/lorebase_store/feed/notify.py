@@ -1,4 +1,4 @@
-"""The change notice a transaction that writes an event sends on PostgreSQL.
+"""Writing an event, with the change notice it sends on PostgreSQL.
 
 `pg_notify` is transactional: listeners hear it when the transaction commits, never before and
 never for one that rolls back. SQLite has no notices; its readers poll the event table.
@@ -6,22 +6,32 @@ never for one that rolls back. SQLite has no notices; its readers poll the event
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 
-from lorebase_store.engine import is_sqlite
+from lorebase_store import tables as t
+from lorebase_store.engine import inserted_id, is_sqlite
 
 CHANNEL = "lorebase_events"
 """The one channel of every notice; the payload is `<schema> <domain id> <branch id>
 <sequence>`: databases in other schemas of the same PostgreSQL database share the channel, and
 listeners keep the notices of their own schema only."""
 
-_NOTIFY = sa.text("SELECT pg_notify(:channel, current_schema() || ' ' || :payload)")
 
+def insert_event(connection: sa.Connection, values: dict[str, Any]) -> int:
+    """Insert one row of `events` (`values`: its columns) and return its sequence.
 
-def notify_event(connection: sa.Connection, domain_id: int, branch_id: int, sequence: int) -> None:
-    """Announce an event written in this transaction (PostgreSQL only; a no-op on SQLite)."""
+    On PostgreSQL the same statement announces it: the INSERT runs in a CTE whose sequence the
+    `pg_notify` payload carries, one round trip instead of two.
+    """
     if is_sqlite(connection):
-        return
-    connection.execute(
-        _NOTIFY, {"channel": CHANNEL, "payload": f"{domain_id} {branch_id} {sequence}"}
+        return inserted_id(connection.execute(t.events.insert(), values))
+    written = t.events.insert().values(**values).returning(t.events.c.sequence).cte("written")
+    payload = sa.func.concat(
+        sa.func.current_schema(),
+        f" {values['domain_id']} {values['branch_id']} ",
+        written.c.sequence,
     )
+    statement = sa.select(written.c.sequence, sa.func.pg_notify(CHANNEL, payload))
+    return int(connection.execute(statement).one()[0])

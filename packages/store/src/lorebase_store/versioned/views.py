@@ -355,12 +355,68 @@ _DOMAIN_AND_BRANCH = (
 )
 
 
+@dataclass(frozen=True)
+class Head:
+    """What a commit needs of its branch's head Revision (its parent)."""
+
+    id: str
+    generation: int
+    schema_digest: str
+
+
+_HEAD_COLUMNS = (
+    t.revisions.c.generation.label("head_generation"),
+    t.revisions.c.schema_digest.label("head_schema_digest"),
+)
+_HEAD_JOIN = t.revisions.c.id == t.branches.c.head_revision
+_DOMAIN_BRANCH_AND_HEAD = _DOMAIN_AND_BRANCH.add_columns(*_HEAD_COLUMNS).outerjoin(
+    t.revisions, _HEAD_JOIN
+)
+_LOCKED_BRANCH_AND_HEAD = (
+    sa.select(t.branches, *_HEAD_COLUMNS)
+    .select_from(t.branches.outerjoin(t.revisions, _HEAD_JOIN))
+    .where(t.branches.c.id == sa.bindparam("id"))
+    .with_for_update(of=t.branches)
+)
+
+
+def _head(row: Any, head_revision: str | None) -> Head | None:
+    if head_revision is None:
+        return None
+    return Head(head_revision, row["head_generation"], row["head_schema_digest"])
+
+
 def load_domain_and_branch(
     connection: sa.Connection, domain_name: str, branch_name: str | None
 ) -> tuple[DomainInfo, BranchInfo]:
     """A Domain and one of its branches (default: the Domain's) in one statement."""
+    return _domain_and_branch(connection, _DOMAIN_AND_BRANCH, domain_name, branch_name)[:2]
+
+
+def load_commit_target(
+    connection: sa.Connection, domain_name: str, branch_name: str | None
+) -> tuple[DomainInfo, BranchInfo, Head | None]:
+    """`load_domain_and_branch` and the branch's head Revision, in one statement."""
+    domain, branch, row = _domain_and_branch(
+        connection, _DOMAIN_BRANCH_AND_HEAD, domain_name, branch_name
+    )
+    return domain, branch, _head(row, branch.head_revision)
+
+
+def lock_commit_target(
+    connection: sa.Connection, domain: DomainInfo, branch_id: int
+) -> tuple[BranchInfo, Head | None]:
+    """PostgreSQL: the branch row locked (FOR UPDATE) and read again with its head Revision."""
+    row = connection.execute(_LOCKED_BRANCH_AND_HEAD, {"id": branch_id}).mappings().one()
+    branch = _branch_info(connection, domain, row)
+    return branch, _head(row, branch.head_revision)
+
+
+def _domain_and_branch(
+    connection: sa.Connection, statement: sa.Select[Any], domain_name: str, branch_name: str | None
+) -> tuple[DomainInfo, BranchInfo, Any]:
     row = (
-        connection.execute(_DOMAIN_AND_BRANCH, {"domain": domain_name, "branch": branch_name})
+        connection.execute(statement, {"domain": domain_name, "branch": branch_name})
         .mappings()
         .first()
     )
@@ -380,7 +436,7 @@ def load_domain_and_branch(
         for name, value in row.items()
         if name.startswith("branch_")
     }
-    return domain, _branch_info(connection, domain, branch_row)
+    return domain, _branch_info(connection, domain, branch_row), row
 
 
 def make_view(

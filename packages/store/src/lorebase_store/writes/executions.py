@@ -26,8 +26,8 @@ from lorebase_core.schema import canonical_json
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest, commit_on
-from lorebase_store.engine import inserted_id, read_transaction, write_transaction
-from lorebase_store.feed.notify import notify_event
+from lorebase_store.engine import read_transaction, write_transaction
+from lorebase_store.feed.notify import insert_event
 from lorebase_store.results import CommitResult
 from lorebase_store.versioned.views import load_domain
 from lorebase_store.writes.audit import audit
@@ -308,20 +308,17 @@ def write_operation_events(
         if source_branch is not None:
             payload["source_branch"] = source_branch
             payload["proposal"] = proposal
-        sequence = inserted_id(
-            connection.execute(
-                t.events.insert(),
-                {
-                    "domain_id": domain_id,
-                    "branch_id": branch_id,
-                    "type": f"operation.{side_effect}",
-                    "revision_id": head,
-                    "created_at": created_at,
-                    "payload": payload,
-                },
-            )
+        insert_event(
+            connection,
+            {
+                "domain_id": domain_id,
+                "branch_id": branch_id,
+                "type": f"operation.{side_effect}",
+                "revision_id": head,
+                "created_at": created_at,
+                "payload": payload,
+            },
         )
-        notify_event(connection, domain_id, branch_id, sequence)
 
 
 class _DryRunDone(Exception):
