@@ -6,14 +6,13 @@ of the request (method, path, query, body, Accept) and its credential, with the 
 token taken before the read began. The same request again is answered from memory, without a
 worker thread, a read transaction or routing, while
 
-- the token is unchanged: nothing has been written since (this process's write transactions,
-  SQLite's data_version, PostgreSQL's change notices from other processes);
+- the token is unchanged: nothing a read can show has been written since (this process's
+  announced write transactions, SQLite's data_version, PostgreSQL's notices of every other
+  process's announced writes: `engine.write_transaction`);
 - the credential's principal is known without the store and equal to the one the read ran as
   (auth.Authenticator.known_principal: mode `none`, or an API key cached within
   keeper.auth.authz.grants_cache_ttl_s: a revoked key or grant is seen when that cache is
-  read again, as for every request);
-- on PostgreSQL, the entry is younger than that same time (on SQLite the token sees every
-  write of every process, so an entry lasts while the token and the principal stand).
+  read again, as for every request).
 
 Everything outside this layer still runs (the log line, security headers, CORS, CSRF, path and
 text checks, the body limit, the rate-limit charge and its headers). Requests this layer does not
@@ -24,8 +23,6 @@ a session cookie or an OIDC token, and anything but GET and POST.
 from __future__ import annotations
 
 import hashlib
-import math
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -54,7 +51,6 @@ class _Kept:
     answer: tuple[list[tuple[bytes, bytes]], bytes] | None  # the 200's headers and body
     route: Any
     path_params: dict[str, Any]
-    expires: float
 
 
 class FastAnswers:
@@ -67,7 +63,6 @@ class FastAnswers:
         cache = keeper.settings.keeper.cache
         self.max_entries = cache.max_entries
         self.max_entry_bytes = cache.max_entry_bytes
-        self.ttl_s = keeper.settings.keeper.auth.authz.grants_cache_ttl_s
         self._kept: OrderedDict[bytes, _Kept] = OrderedDict()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -93,7 +88,7 @@ class FastAnswers:
         self, kept: _Kept, token: HeadToken, principal: Principal, scope: Scope, send: Send
     ) -> bool:
         """Answer from `kept` when it still stands; False: the usual way must answer."""
-        if kept.token != token or kept.principal != principal or time.monotonic() > kept.expires:
+        if kept.token != token or kept.principal != principal:
             return False
         candidates = etag_candidates(_header(scope, b"if-none-match"))
         not_modified = kept.etag in candidates or "*" in candidates
@@ -166,7 +161,6 @@ class FastAnswers:
                 answer=answer,
                 route=scope.get("route"),
                 path_params=dict(scope.get("path_params") or {}),
-                expires=time.monotonic() + self.ttl_s if not self.heads.complete else math.inf,
             ),
         )
 

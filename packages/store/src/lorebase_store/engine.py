@@ -122,21 +122,44 @@ def is_sqlite(engine: sa.Engine | sa.Connection) -> bool:
     return engine.dialect.name == "sqlite"
 
 
+CHANNEL = "lorebase_events"
+"""PostgreSQL's one notice channel (`feed.notices` listens on it). An event's notice says
+`<schema> <domain id> <branch id> <sequence>`; any other announced write says `<schema> -`.
+Databases in other schemas of the same PostgreSQL database share the channel; listeners keep
+the notices of their own schema only."""
+ANNOUNCED = "lorebase_announced"
+"""`Connection.info` key: this transaction has sent its notice already (an event's)."""
+_ANNOUNCE = sa.text("SELECT pg_notify(:channel, current_schema() || ' -')").bindparams(
+    channel=CHANNEL
+)
+
+
 @contextmanager
-def write_transaction(engine: sa.Engine) -> Iterator[sa.Connection]:
-    """A transaction for a commit: SQLite's write lock is held from its first statement."""
+def write_transaction(engine: sa.Engine, *, announce: bool = True) -> Iterator[sa.Connection]:
+    """A transaction for a write: SQLite's write lock is held from its first statement.
+
+    Every write a read's answer can depend on is announced: it counts in `writes_committed`
+    once committed, and on PostgreSQL it sends a notice on `CHANNEL` (unless it sent an event's
+    already), so that `HeadWatch` of every process sees it. `announce=False` is for bookkeeping
+    no read of a Domain shows (rate windows, sessions' last use, the agent trace, job leases,
+    webhook deliveries).
+    """
     with (
         _refusing_nul(),
         engine.connect().execution_options(**{WRITE: True}) as connection,
         connection.begin(),
     ):
+        connection.info.pop(ANNOUNCED, None)
         yield connection
-    with _COMMITTED_LOCK:  # counted once committed, never before (HeadWatch relies on it)
-        _COMMITTED[engine] = _COMMITTED.get(engine, 0) + 1
+        if announce and not is_sqlite(connection) and not connection.info.pop(ANNOUNCED, False):
+            connection.execute(_ANNOUNCE)
+    if announce:
+        with _COMMITTED_LOCK:  # counted once committed, never before (HeadWatch relies on it)
+            _COMMITTED[engine] = _COMMITTED.get(engine, 0) + 1
 
 
 def writes_committed(engine: sa.Engine) -> int:
-    """How many write transactions this process has committed through `engine`."""
+    """How many announced write transactions this process has committed through `engine`."""
     return _COMMITTED.get(engine, 0)
 
 

@@ -61,7 +61,7 @@ class RateWindows:
             )
             .returning(W.c.count)
         )
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             return int(connection.execute(statement).scalar_one())
 
     def prune(self, *, now: float | None = None) -> int:
@@ -72,7 +72,7 @@ class RateWindows:
             .where(W.c.expires_at < moment)
             .limit(self.prune_batch)
         )
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             keys = [tuple(row) for row in connection.execute(expired)]
             if not keys:
                 return 0

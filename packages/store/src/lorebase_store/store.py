@@ -541,7 +541,7 @@ class Store:
             found = session_rows.find_session(connection, session_id, settings)
         if found is None or not session_rows.touch_due(found, settings):
             return found
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             return session_rows.touch_session(connection, session_id, found, settings)
 
     def revoke_session(self, session_id: str) -> bool:
@@ -588,7 +588,7 @@ class Store:
         self, steps: Sequence[TraceStep], *, max_steps_per_session: int, inferred_idle_s: float
     ) -> TraceWritten:
         """Write a batch of steps in one transaction; steps past a session's cap are dropped."""
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             return writing.write_trace(
                 connection,
                 steps,
@@ -625,21 +625,21 @@ class Store:
         """Delete the steps with `at < older_than`, a transaction per chunk: how many."""
         total = 0
         while True:
-            with write_transaction(self.engine) as connection:
+            with write_transaction(self.engine, announce=False) as connection:
                 deleted = pruning.prune_chunk(connection, older_than)
             if deleted is None:
                 return total
             total += deleted
 
     def write_read_audit(self, entries: Sequence[ReadAuditEntry]) -> int:
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             return read_audit.write_read_audit(connection, entries)
 
     def prune_read_audit(self, older_than: str) -> int:
         """Delete the read audit entries with `at < older_than`, in chunks: how many."""
         total = 0
         while True:
-            with write_transaction(self.engine) as connection:
+            with write_transaction(self.engine, announce=False) as connection:
                 deleted = read_audit.prune_read_audit_chunk(connection, older_than)
             if deleted is None:
                 return total

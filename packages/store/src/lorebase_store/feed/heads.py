@@ -4,12 +4,14 @@ Keeper keeps a read's answer in memory under the token it was read at and serves
 without a read transaction, while `token()` still returns the same value (docs/api.md, "Fast
 answers"). The token changes
 
-- after every write transaction this process commits (`engine.writes_committed`);
+- after every announced write transaction this process commits (`engine.writes_committed`;
+  `write_transaction(announce=False)` is bookkeeping no read of a Domain shows);
 - on SQLite, after any other connection, in this process or another, commits a write
   (`PRAGMA data_version` on a connection of its own: a look at the shared WAL index, no
   transaction and no disk read);
-- on PostgreSQL, with every change notice heard from another process's commit (the change
-  feed's LISTEN, `EventNotices.follow`), and when the listening connection is made or lost.
+- on PostgreSQL, with every notice heard of another process's announced write (the change
+  feed's LISTEN, `EventNotices.follow`: an event's notice, or `<schema> -` for the rest), and
+  when the listening connection is made or lost.
 
 `token()` is None where nothing can be known of other writers: an in-memory SQLite database, or a
 PostgreSQL listener that is not connected (yet). Keeper then reads as always.
@@ -47,13 +49,6 @@ class HeadWatch:
             if database and database != ":memory:" and "mode=memory" not in database
             else None
         )
-
-    @property
-    def complete(self) -> bool:
-        """Whether the token changes with every write of every process (SQLite's data_version
-        does); on PostgreSQL only commits that write an event are announced to other processes
-        (a Revision, an Operation's execution), not grants, tags or deleted branches."""
-        return is_sqlite(self.engine)
 
     def token(self) -> HeadToken | None:
         """What has been written as far as can be told now; None: nothing can be told."""

@@ -1,9 +1,9 @@
 """`EventNotices`: wake those waiting for new events the moment they are written.
 
-On PostgreSQL one connection per process LISTENs on `notify.CHANNEL` (every commit transaction
-that writes an event NOTIFYs it, across processes) and wakes every waiter at once. On SQLite, and
-on PostgreSQL as the fallback should the listening connection fail, the event table is polled
-every `poll_interval_s`. A waiter holds no transaction and no thread: it awaits an asyncio event.
+On PostgreSQL one connection per process LISTENs on `engine.CHANNEL` (every transaction that
+writes an event NOTIFYs it, across processes, and so does every other announced write) and wakes
+every waiter at once. On SQLite, and on PostgreSQL as the fallback should the listening
+connection fail, the event table is polled every `poll_interval_s`. A waiter holds no transaction and no thread: it awaits an asyncio event.
 `follow()` keeps the listening connection up while nobody waits, for `HeadWatch` (heads.py).
 """
 
@@ -16,7 +16,7 @@ import logging
 import sqlalchemy as sa
 
 from lorebase_store import tables as t
-from lorebase_store.feed.notify import CHANNEL
+from lorebase_store.engine import CHANNEL
 
 logger = logging.getLogger(__name__)
 
@@ -163,6 +163,10 @@ class EventNotices:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     self._connected, self._heard = True, self._heard + 1
                     async for notice in conn.notifies():
+                        if notice.payload.endswith(" -"):  # a write without an event
+                            if notice.payload[:-2] == schema:
+                                self._heard += 1
+                            continue
                         where, _domain, branch, sequence = notice.payload.rsplit(" ", 3)
                         if where != schema:  # another database in the same PostgreSQL one
                             continue

@@ -11,12 +11,9 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_store import tables as t
-from lorebase_store.engine import inserted_id, is_sqlite
+from lorebase_store.engine import ANNOUNCED, CHANNEL, inserted_id, is_sqlite
 
-CHANNEL = "lorebase_events"
-"""The one channel of every notice; the payload is `<schema> <domain id> <branch id>
-<sequence>`: databases in other schemas of the same PostgreSQL database share the channel, and
-listeners keep the notices of their own schema only."""
+__all__ = ["CHANNEL", "insert_event"]
 
 
 def insert_event(connection: sa.Connection, values: dict[str, Any]) -> int:
@@ -34,4 +31,6 @@ def insert_event(connection: sa.Connection, values: dict[str, Any]) -> int:
         written.c.sequence,
     )
     statement = sa.select(written.c.sequence, sa.func.pg_notify(CHANNEL, payload))
-    return int(connection.execute(statement).one()[0])
+    sequence = int(connection.execute(statement).one()[0])
+    connection.info[ANNOUNCED] = True  # `write_transaction` need not announce it again
+    return sequence

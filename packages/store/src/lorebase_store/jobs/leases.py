@@ -86,7 +86,7 @@ class Jobs:
         with self.engine.connect() as connection:  # most passes: every row is there already
             if not _missing(connection, kinds):
                 return 0
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             if not is_sqlite(connection):
                 connection.execute(sa.select(sa.func.pg_advisory_xact_lock(_SCHEDULE_LOCK)))
             missing = _missing(connection, kinds)
@@ -115,7 +115,7 @@ class Jobs:
             if connection.execute(due).first() is None:
                 return None
         jobs = t.scribe_jobs
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             row = connection.execute(due.with_for_update(skip_locked=True, of=jobs)).first()
             if row is None:
                 return None
@@ -176,7 +176,7 @@ class Jobs:
         """
         current = job_time(now or datetime.now(UTC))
         jobs = t.scribe_jobs
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             result = connection.execute(
                 jobs.update()
                 .where(jobs.c.kind == kind, jobs.c.due_at > current, jobs.c.attempts == 0)
@@ -216,7 +216,7 @@ class Jobs:
 
     def _release(self, job: Job, **values: object) -> bool:
         jobs = t.scribe_jobs
-        with write_transaction(self.engine) as connection:
+        with write_transaction(self.engine, announce=False) as connection:
             result = connection.execute(
                 jobs.update()
                 .where(

@@ -128,7 +128,7 @@ def retry_delivery(
 ) -> DeliveryInfo:
     """A dead delivery pending again: the same delivery id and Idempotency-Key, attempts anew."""
     d = t.webhook_deliveries
-    with write_transaction(store.engine) as connection:
+    with write_transaction(store.engine, announce=False) as connection:
         info = load_domain(connection, domain)
         webhook_row(connection, info, webhook_id)
         where = sa.and_(d.c.id == delivery_id, d.c.webhook_id == webhook_id)
@@ -163,7 +163,7 @@ def prune_deliveries(
     """Delete delivered and dead deliveries finished more than webhooks.retention_days ago."""
     d = t.webhook_deliveries
     before = stamp((now or datetime.now(UTC)) - timedelta(days=settings.retention_days))
-    with write_transaction(store.engine) as connection:
+    with write_transaction(store.engine, announce=False) as connection:
         result = connection.execute(
             d.delete().where(d.c.status.in_(("delivered", "dead")), d.c.finished_at < before)
         )

@@ -74,7 +74,7 @@ def record(
         :MAX_ERROR
     ]
     report.attempted += 1
-    with write_transaction(store.engine) as connection:
+    with write_transaction(store.engine, announce=False) as connection:
         finished = result.acknowledged or result.status == 410 or attempts >= settings.max_attempts
         if finished:
             status = "delivered" if result.acknowledged else "dead"
@@ -136,12 +136,12 @@ def _unsigned(
     store: Store, settings: WebhookSettings, taken: Taken, error: str, moment: datetime
 ) -> None:
     later = stamp(moment + timedelta(seconds=settings.backoff_initial_s))
-    with write_transaction(store.engine) as connection:
+    with write_transaction(store.engine, announce=False) as connection:
         _update(connection, taken, last_error=error[:MAX_ERROR], next_attempt_at=later)
 
 
 def _release(store: Store, taken: Taken) -> None:
-    with write_transaction(store.engine) as connection:
+    with write_transaction(store.engine, announce=False) as connection:
         _update(connection, taken)
 
 

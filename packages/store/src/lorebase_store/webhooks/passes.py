@@ -110,7 +110,7 @@ def fan_out(store: Store, *, domain: str | None = None, now: datetime | None = N
             query = query.where(w.c.domain_id == load_domain(connection, domain).id)
         ids = list(connection.execute(query.order_by(w.c.id)).scalars())
     for webhook_id in ids:
-        with write_transaction(store.engine) as connection:
+        with write_transaction(store.engine, announce=False) as connection:
             query = sa.select(w).where(w.c.id == webhook_id, w.c.enabled.is_(True))
             if not is_sqlite(connection):
                 query = query.with_for_update(skip_locked=True)
@@ -165,7 +165,7 @@ def reseal(store: Store, keyring: Keyring, batch: int) -> int:
     if not chosen:
         return 0
     sealed = 0
-    with write_transaction(store.engine) as connection:
+    with write_transaction(store.engine, announce=False) as connection:
         for row in chosen:
             again = keyring.seal(row.id, keyring.open(row.id, row.signing_key))
             sealed += connection.execute(
@@ -209,7 +209,7 @@ def take_due(
     # the pass, its last attempt, and as long again to record it; after that another pass may
     # take the delivery (its pass died)
     lease = stamp(moment + timedelta(seconds=settings.pass_timeout_s + 2 * settings.timeout_s))
-    with write_transaction(store.engine) as connection:
+    with write_transaction(store.engine, announce=False) as connection:
         if domain is not None:
             query = query.where(w.c.domain_id == load_domain(connection, domain).id)
         if not is_sqlite(connection):
