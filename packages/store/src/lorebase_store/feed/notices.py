@@ -3,7 +3,8 @@
 On PostgreSQL one connection per process LISTENs on `engine.CHANNEL` (every transaction that
 writes an event NOTIFYs it, across processes, and so does every other announced write) and wakes
 every waiter at once. On SQLite, and on PostgreSQL as the fallback should the listening
-connection fail, the event table is polled every `poll_interval_s`. A waiter holds no transaction and no thread: it awaits an asyncio event.
+connection fail, the event table is polled every `poll_interval_s`. A waiter holds no
+transaction and no thread: it awaits an asyncio event.
 `follow()` keeps the listening connection up while nobody waits, for `HeadWatch` (heads.py).
 """
 
