@@ -108,3 +108,38 @@ def test_keeper_refuses_to_start_without_a_build(supply: Store, tmp_path: Path) 
     (tmp_path / "empty").mkdir()
     with pytest.raises(UnsafeSettings, match=r"has no index\.html"):
         create_app(api_key_settings(web={"dist": str(tmp_path / "empty")}), store=supply)
+
+
+@pytest.mark.anyio
+async def test_web_config_names_keeper_guide_and_the_sign_in(
+    web: httpx.AsyncClient, supply: Store, dist: Path
+) -> None:
+    answer = await web.get("/web-config.json")
+    assert answer.status_code == 200
+    assert answer.json() == {
+        "keeperUrl": "",
+        "guideUrl": None,
+        "authMode": "session",
+        "mock": False,
+    }
+    settings = api_key_settings(
+        web={"dist": str(dist), "guide_url": "http://127.0.0.1:8091", "sign_in": "token"}
+    )
+    app = create_app(settings, store=supply)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
+    ) as client:
+        config = (await client.get("/web-config.json")).json()
+        index = await client.get("/")
+    assert (config["guideUrl"], config["authMode"]) == ("http://127.0.0.1:8091", "token")
+    policy = index.headers["Content-Security-Policy"]
+    assert "connect-src 'self' http://127.0.0.1:8091;" in policy
+    assert policy.replace(" http://127.0.0.1:8091", "") == WEB_CSP
+
+
+@pytest.mark.parametrize(
+    "guide_url", ["javascript:alert(1)", "http://a b", "guide", "//evil.example"]
+)
+def test_a_guide_url_that_is_no_origin_or_path_is_refused(guide_url: str, dist: Path) -> None:
+    with pytest.raises(ValueError, match="guide_url"):
+        api_key_settings(web={"dist": str(dist), "guide_url": guide_url})

@@ -151,5 +151,5 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
         app.include_router(module.router)
     install_openapi(app, settings)
     if settings.keeper.web.dist is not None:
-        app.router.default = WebFiles(settings.keeper.web.dist, app.router.not_found)
+        app.router.default = WebFiles(settings.keeper.web.dist, settings, app.router.not_found)
     return app

@@ -7,18 +7,26 @@ Starlette's ETag and 304); any other path answers index.html, so the app's clien
 methods, answer the usual 404 problem. Lookups stay inside the build: Starlette's `StaticFiles`
 resolves a path and refuses one whose real path leaves the directory (`../`, encoded or not, and
 symbolic links pointing out).
+
+`GET /web-config.json` is the app's runtime configuration (`web_config`): Keeper's URL (its own
+origin), where Guide answers (`keeper.web.guide_url`), how to sign in and whether Explore plays
+scripted explorations, so one build works against any Keeper (docs/web.md).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from starlette.responses import FileResponse
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.responses import FileResponse, JSONResponse
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from lorebase_core.errors import UnsafeSettings
 from lorebase_keeper.browser_headers import WEB_CSP
+from lorebase_platform.settings import Settings
 
 RESERVED = (
     "/api",
@@ -30,6 +38,31 @@ RESERVED = (
     "/readyz",
 )
 """Prefixes (a whole segment) that never answer the web app."""
+CONFIG_PATH = "/web-config.json"
+
+
+def web_config(settings: Settings) -> dict[str, Any]:
+    """The web app's runtime configuration under `settings` (module docstring)."""
+    auth = settings.keeper.auth
+    web = settings.keeper.web
+    if auth.mode == "none":
+        sign_in = "none"
+    elif web.sign_in == "session" and auth.sessions.enabled:
+        sign_in = "session"
+    else:
+        sign_in = "token"
+    return {"keeperUrl": "", "guideUrl": web.guide_url, "authMode": sign_in, "mock": web.mock}
+
+
+def web_csp(settings: Settings) -> str:
+    """WEB_CSP, with Guide's origin in connect-src when keeper.web.guide_url names one."""
+    guide = settings.keeper.web.guide_url
+    if not guide or guide.startswith("/"):
+        return WEB_CSP
+    parts = urlsplit(guide)
+    return WEB_CSP.replace(
+        "connect-src 'self'", f"connect-src 'self' {parts.scheme}://{parts.netloc}"
+    )
 
 
 def check_dist(dist: Path) -> Path:
@@ -59,15 +92,21 @@ def reserved(path: str) -> bool:
 class WebFiles:
     """The router's default with a web app: its files, else index.html (module docstring)."""
 
-    def __init__(self, dist: Path, not_found: ASGIApp) -> None:
+    def __init__(self, dist: Path, settings: Settings, not_found: ASGIApp) -> None:
         self.folder = check_dist(dist)
         self.files = StaticFiles(directory=self.folder)
         self.not_found = not_found
+        self.config = web_config(settings)
+        self.csp = web_csp(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
         if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD") or reserved(path):
             await self.not_found(scope, receive, send)
+            return
+        if path == CONFIG_PATH:
+            answer = JSONResponse(self.config, headers={"Cache-Control": "no-cache"})
+            await answer(scope, receive, send)
             return
         relative = path.lstrip("/")
         full_path, stat = self.files.lookup_path(relative) if relative else ("", None)
@@ -77,7 +116,7 @@ class WebFiles:
         response = self.files.file_response(
             full_path, stat or Path(full_path).stat(), scope, status_code=200
         )
-        response.headers["Content-Security-Policy"] = WEB_CSP
+        response.headers["Content-Security-Policy"] = self.csp
         if isinstance(response, FileResponse) and full_path.endswith("index.html"):
             response.headers["Cache-Control"] = "no-cache"  # a new build is picked up at once
         await response(scope, receive, send)

@@ -395,6 +395,24 @@ class WebSettings(_Section):
     dist: Path | None = Field(
         default=None, description="Directory of the web app's build (index.html and assets)."
     )
+    guide_url: str | None = Field(
+        default=None,
+        pattern=r"^(https?://[^/?#\s]+|/([^/?#\s][^?#\s]*)?)$",
+        description="Where the web app asks Guide (Explore): an origin (http://127.0.0.1:8091) "
+        "or a path on Keeper's origin behind a proxy (/guide); null hides Explore. An origin is "
+        "added to the app's Content-Security-Policy connect-src.",
+    )
+    sign_in: Literal["session", "token"] = Field(
+        default="session",
+        description="How the web app signs in with an API key: session (a session cookie, "
+        "keeper.auth.sessions) or token (the key kept in the page's memory). Auth mode none "
+        "needs no sign-in; without sessions the app uses token.",
+    )
+    mock: bool = Field(
+        default=False,
+        description="The web app plays scripted explorations in Explore instead of calling "
+        "Guide (a look at the panel without a model).",
+    )
 
 
 class AuthSettings(_Section):

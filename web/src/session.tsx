@@ -1,0 +1,101 @@
+// Who the app calls Keeper as. Token mode keeps the pasted API key in memory only (a reload signs
+// out); session mode trades the key for Keeper's session cookie (HttpOnly) and keeps the CSRF
+// token the session answers; mode none needs no sign-in (Keeper in auth mode none).
+import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import type { ReactNode } from "react";
+
+import { ApiProblem, data, keeper, type Credential, type Keeper, type Schemas } from "./api/client";
+import type { WebConfig } from "./config";
+
+export interface Session {
+  config: WebConfig;
+  credential: Credential;
+  api: Keeper;
+  whoami: Schemas["Whoami"] | null;
+  signIn(apiKey: string): Promise<void>;
+  signOut(): Promise<void>;
+}
+
+const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const found = useContext(SessionContext);
+  if (found === null) throw new Error("useSession outside SessionProvider");
+  return found;
+}
+
+export function useApi(): Keeper {
+  return useSession().api;
+}
+
+export function SessionProvider(props: { config: WebConfig; children: ReactNode }) {
+  const { config } = props;
+  const [credential, setCredential] = useState<Credential>({ mode: config.authMode });
+  const [whoami, setWhoami] = useState<Schemas["Whoami"] | null>(null);
+  const [checked, setChecked] = useState(false);
+  const api = useMemo(() => keeper(config.keeperUrl, credential), [config.keeperUrl, credential]);
+
+  const identify = useCallback(async (client: Keeper) => {
+    setWhoami(await data(client.GET("/api/v1/auth/whoami")));
+  }, []);
+
+  useEffect(() => {
+    // Mode none is signed in already; session mode may have a cookie from before.
+    let cancelled = false;
+    (async () => {
+      try {
+        if (config.authMode === "session") {
+          const plain = keeper(config.keeperUrl, { mode: "session" });
+          const current = await data(plain.GET("/api/v1/auth/session"));
+          if (cancelled) return;
+          const next: Credential = { mode: "session", csrf: current.csrf_token };
+          setCredential(next);
+          await identify(keeper(config.keeperUrl, next));
+        } else if (config.authMode === "none") {
+          await identify(keeper(config.keeperUrl, { mode: "none" }));
+        }
+      } catch {
+        // Not signed in yet: the sign-in screen shows.
+      } finally {
+        if (!cancelled) setChecked(true);
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, [config, identify]);
+
+  const signIn = useCallback(
+    async (apiKey: string) => {
+      const key = apiKey.trim();
+      if (!key) throw new ApiProblem(400, { title: "No API key", detail: "Paste an API key (lbk_...)." });
+      if (config.authMode === "session") {
+        const plain = keeper(config.keeperUrl, { mode: "session" });
+        const made = await data(plain.POST("/api/v1/auth/session", { body: { api_key: key } }));
+        const next: Credential = { mode: "session", csrf: made.csrf_token };
+        await identify(keeper(config.keeperUrl, next));
+        setCredential(next);
+      } else {
+        const next: Credential = { mode: "token", token: key };
+        await identify(keeper(config.keeperUrl, next));
+        setCredential(next);
+      }
+    },
+    [config, identify],
+  );
+
+  const signOut = useCallback(async () => {
+    if (credential.mode === "session") {
+      await api.DELETE("/api/v1/auth/session");
+    }
+    setWhoami(null);
+    setCredential({ mode: config.authMode });
+  }, [api, credential.mode, config.authMode]);
+
+  const value = useMemo<Session>(
+    () => ({ config, credential, api, whoami, signIn, signOut }),
+    [config, credential, api, whoami, signIn, signOut],
+  );
+  if (!checked) return <p className="loading">Signing in…</p>;
+  return <SessionContext.Provider value={value}>{props.children}</SessionContext.Provider>;
+}
