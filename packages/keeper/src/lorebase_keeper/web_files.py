@@ -16,7 +16,6 @@ scripted explorations, so one build works against any Keeper (docs/web.md).
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import Any
 from urllib.parse import urlsplit
 
