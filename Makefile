@@ -4,7 +4,7 @@ export UV_SYSTEM_CERTS := 1
 UV ?= uv
 RUN := $(UV) run --frozen
 
-.PHONY: help install test-deps demo test lint typecheck imports pytest bench security format
+.PHONY: help install test-deps web web-test demo test lint typecheck imports pytest bench security format
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -18,15 +18,33 @@ install: ## create the environment (.venv) with every package and tool
 test-deps:
 	@[ tests/oidc/node_modules/.package-lock.json -nt tests/oidc/package-lock.json ] || npm ci --prefix tests/oidc --no-audit --no-fund
 
+# The web app (web/, docs/web.md): its Node packages (`npm ci`, when the lock file is newer than
+# what is installed) and its build in web/dist, remade only when a source file changed. Keeper
+# serves that build at / (keeper.web.dist).
+WEB_SOURCES := $(shell find web/src web/index.html web/vite.config.ts web/tsconfig.json web/package.json -type f 2>/dev/null)
+
+web/node_modules/.package-lock.json: web/package-lock.json
+	npm ci --prefix web --no-audit --no-fund
+
+web/dist/index.html: web/node_modules/.package-lock.json $(WEB_SOURCES)
+	npm run --prefix web build
+
+web: web/dist/index.html ## build the web app (web/dist) when a source changed
+
+web-test: web/node_modules/.package-lock.json ## the web app's component tests (vitest)
+	npm test --prefix web
+
 # The demo's Keeper records the agent trace of the requests that opt in (Herald and the example
 # agent do; docs/trace.md) and runs Scribe's jobs in its process (docs/scribe.md). Guide starts
 # beside it when the chat model of inference.llm answers (docs/guide.md), and stops with it.
-demo: install ## import the supply example, give it an agent, a reviewer and an admin, start Keeper, Scribe and (with a model) Guide
+demo: install web ## import the supply example, give it an agent, a reviewer and an admin, start Keeper, Scribe and (with a model) Guide
 	$(RUN) lorebase import examples/supply --create-only
 	$(RUN) lorebase log supply
+	LOREBASE__GUIDE__HTTP__ALLOWED_ORIGINS='["http://127.0.0.1:8080"]' \
 	$(RUN) lorebase-guide serve --when-model & guide=$$!; \
 	trap 'kill $$guide 2>/dev/null' EXIT; \
-	LOREBASE__KEEPER__TRACE__ENABLED=true $(RUN) lorebase demo --scribe
+	LOREBASE__KEEPER__TRACE__ENABLED=true LOREBASE__KEEPER__WEB__DIST=web/dist \
+	LOREBASE__KEEPER__WEB__GUIDE_URL=http://127.0.0.1:8091 $(RUN) lorebase demo --scribe
 
 lint: ## ruff check and format check
 	$(RUN) ruff check .
@@ -41,7 +59,7 @@ typecheck: ## mypy strict on the packages
 pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 	$(RUN) pytest -q
 
-test: install test-deps lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, tests
+test: install test-deps web web-test lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, the web app's build and tests, pytest (its browser tests included)
 
 bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads, the event stream, Guide's plumbing (its real-model run: bench/guide/run.py)
 	$(RUN) python bench/store/run.py

@@ -35,8 +35,11 @@ export class ApiProblem extends Error {
   }
 }
 
+/** Marks the app's own requests, so that trace_all leaves browsing out (agent-trace.md). */
+export const CLIENT_HEADER = { "X-Lorebase-Client": "web" };
+
 export function credentialHeaders(credential: Credential, method = "GET"): Record<string, string> {
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...CLIENT_HEADER };
   if (credential.mode === "token" && credential.token) {
     headers.Authorization = `Bearer ${credential.token}`;
   }

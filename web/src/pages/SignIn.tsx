@@ -46,7 +46,7 @@ export function SignIn() {
         {config.authMode === "session"
           ? "The key is exchanged for a browser session (an HttpOnly cookie); the app does not keep it."
           : "The key is kept in this page's memory only: reloading the page signs you out."}{" "}
-        `make demo` prints the demo's keys; `lorebase` profiles hold them too.
+        <code>make demo</code> prints the demo's keys.
       </p>
       {problem && <ProblemView problem={problem} />}
     </main>

@@ -265,7 +265,7 @@ def demo(
         sys.exit(1)
     finally:
         store.close()
-    click.echo(demo_instructions(made, path, url=url))
+    click.echo(demo_instructions(made, path, url=url, web=settings.keeper.web.dist is not None))
     if not setup_only:
         run_keeper(settings, port=listen_port, with_scribe=with_scribe)
 

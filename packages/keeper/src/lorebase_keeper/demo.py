@@ -153,7 +153,9 @@ def _grants_text(demo: DemoPrincipal) -> str:
     return "; ".join(f"{role} on {', '.join(names)}" for role, names in branches.items())
 
 
-def demo_instructions(made: list[DemoProfile], profiles_path: Path, *, url: str) -> str:
+def demo_instructions(
+    made: list[DemoProfile], profiles_path: Path, *, url: str, web: bool = False
+) -> str:
     """What `lorebase demo` prints: the principals, their keys, and how to use them."""
     lines = [
         f"Demo principals of supply (their keys are in {profiles_path}, readable by you only):",
@@ -181,6 +183,11 @@ def demo_instructions(made: list[DemoProfile], profiles_path: Path, *, url: str)
     lines += [
         "",
         f"Keeper: {url} (the API: {url}/docs). A first session: docs/tutorial.md.",
+        *(
+            [f"The web app: {url}/ (sign in with one of the keys above; docs/web.md)."]
+            if web
+            else []
+        ),
         "Agents over MCP: `uv run lorebase-herald` (docs/mcp.md); the example agent:",
         "`uv run python -m examples.agent --task questions` (a chat model: examples/agent).",
     ]
