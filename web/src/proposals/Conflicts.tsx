@@ -1,0 +1,148 @@
+// The Conflicts of a Proposal's last merge attempt: each one's Record and Attribute, its base,
+// source and target values, and, while open, its resolution (the source's value, the target's, or
+// one typed here; whole-Record and Link Conflicts take source or target only). Its author or a
+// caller with proposal.merge resolves; Keeper then attempts the merge again, so the Proposal is
+// read again after each resolution.
+import { useState } from "react";
+import { Link } from "react-router-dom";
+
+import { data, type Schemas } from "../api/client";
+import { useRead } from "../api/useRead";
+import { ProblemView } from "../components/Problem";
+import { linkableRef, recordPath } from "../components/refs";
+import { useDomain } from "../components/schema";
+import { useApi, useSession } from "../session";
+import { formatValue } from "./format";
+import { hasPermission } from "./grants";
+import { useAction } from "./useAction";
+
+type Conflict = Schemas["ConflictEntry"];
+type Resolution = Schemas["ResolveRequest"]["resolution"];
+
+function ConflictItem(props: { proposal: Schemas["Proposal"]; conflict: Conflict; mayResolve: boolean; onResolved(): void }) {
+  const { proposal, conflict } = props;
+  const api = useApi();
+  const { domain, kinds } = useDomain();
+  const action = useAction();
+  const [value, setValue] = useState("");
+  const ref = conflict.entity === "record" ? linkableRef(conflict.ref, kinds) : null;
+  const label = conflict.attribute ? `${conflict.ref} ${conflict.attribute}` : conflict.ref;
+
+  async function resolve(resolution: Resolution) {
+    const done = await action.run(() =>
+      data(
+        api.POST("/api/v1/domains/{domain}/proposals/{proposal}/conflicts/{conflict}/resolve", {
+          params: { path: { domain: proposal.domain, proposal: proposal.id, conflict: conflict.id } },
+          body: resolution === "value" ? { resolution, value } : { resolution },
+        }),
+      ),
+    );
+    if (done !== null) props.onResolved();
+  }
+
+  return (
+    <li>
+      <h3>
+        {ref ? (
+          <Link to={recordPath(domain, ref)}>
+            <code>{conflict.ref}</code>
+          </Link>
+        ) : (
+          <code className="plain">{conflict.ref}</code>
+        )}
+        {conflict.attribute && (
+          <>
+            {" "}
+            · <code className="plain">{conflict.attribute}</code>
+          </>
+        )}{" "}
+        <span className={conflict.status === "open" ? "badge warn" : "badge"}>{conflict.status}</span>
+      </h3>
+      <dl className="facts">
+        <dt>Kind of Conflict</dt>
+        <dd>{conflict.code}</dd>
+        <dt>Base</dt>
+        <dd className="plain">{formatValue(conflict.base)}</dd>
+        <dt>Source</dt>
+        <dd className="plain">{formatValue(conflict.source)}</dd>
+        <dt>Target</dt>
+        <dd className="plain">{formatValue(conflict.target)}</dd>
+        {conflict.status === "resolved" && (
+          <>
+            <dt>Resolved</dt>
+            <dd className="plain">
+              {conflict.resolution}
+              {conflict.resolution === "value" && `: ${formatValue(conflict.value)}`} by {conflict.resolved_by}
+            </dd>
+          </>
+        )}
+      </dl>
+      {conflict.status === "open" && props.mayResolve && (
+        <div className="filters" role="group" aria-label={`Resolve ${label}`}>
+          <button type="button" disabled={action.busy} onClick={() => void resolve("source")}>
+            Use source
+          </button>
+          <button type="button" disabled={action.busy} onClick={() => void resolve("target")}>
+            Use target
+          </button>
+          {conflict.entity === "record" && conflict.attribute && (
+            <>
+              <label>
+                Value for {conflict.attribute}
+                <input value={value} onChange={(e) => setValue(e.target.value)} />
+              </label>
+              <button type="button" disabled={action.busy} onClick={() => void resolve("value")}>
+                Use this value
+              </button>
+            </>
+          )}
+        </div>
+      )}
+      {action.problem && <ProblemView problem={action.problem} />}
+    </li>
+  );
+}
+
+export function Conflicts(props: { proposal: Schemas["Proposal"]; onResolved(): void }) {
+  const { proposal } = props;
+  const api = useApi();
+  const { whoami } = useSession();
+  const read = useRead(
+    () =>
+      data(
+        api.GET("/api/v1/domains/{domain}/proposals/{proposal}/conflicts", {
+          params: { path: { domain: proposal.domain, proposal: proposal.id } },
+        }),
+      ),
+    [api, proposal.domain, proposal.id, proposal.updated_at],
+  );
+  const mayResolve =
+    proposal.status === "open" &&
+    (whoami?.principal === proposal.created_by ||
+      hasPermission(whoami, proposal.domain, proposal.target_ref, "proposal.merge"));
+  const conflicts = read.data?.conflicts ?? [];
+  return (
+    <section aria-labelledby="conflicts-heading">
+      <h2 id="conflicts-heading">Conflicts</h2>
+      {read.problem && <ProblemView problem={read.problem} />}
+      {read.data && conflicts.length === 0 && <p className="muted">No Conflicts with the target.</p>}
+      {conflicts.length > 0 && !mayResolve && proposal.status === "open" && (
+        <p className="muted">Only the Proposal's author or someone with proposal.merge on {proposal.target_ref} resolves Conflicts.</p>
+      )}
+      <ul className="cards">
+        {conflicts.map((c) => (
+          <ConflictItem
+            key={c.id}
+            proposal={proposal}
+            conflict={c}
+            mayResolve={mayResolve}
+            onResolved={() => {
+              read.reload();
+              props.onResolved();
+            }}
+          />
+        ))}
+      </ul>
+    </section>
+  );
+}

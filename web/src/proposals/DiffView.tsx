@@ -1,0 +1,105 @@
+// The diff of a Proposal: each changed Record with its Attributes before and after (a link to the
+// Record page when its ref is one of the schema's Kinds), then the changed Links.
+import { Link } from "react-router-dom";
+
+import type { Schemas } from "../api/client";
+import type { Read } from "../api/useRead";
+import { ProblemView } from "../components/Problem";
+import { linkableRef, recordPath } from "../components/refs";
+import { useDomain } from "../components/schema";
+import { changeLabel, diffRows } from "./diffRows";
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+function RecordRef(props: { refText: string }) {
+  const { domain, kinds } = useDomain();
+  const ref = linkableRef(props.refText, kinds);
+  if (ref === null) return <code className="plain">{props.refText}</code>;
+  return (
+    <Link to={recordPath(domain, ref)}>
+      <code>{props.refText}</code>
+    </Link>
+  );
+}
+
+export function DiffView(props: { proposal: Schemas["Proposal"]; diff: Read<Schemas["DiffAnswer"]> }) {
+  const { proposal, diff } = props;
+  const answer = diff.data;
+  return (
+    <section aria-labelledby="diff-heading">
+      <h2 id="diff-heading">Diff</h2>
+      {diff.problem && (
+        <>
+          <ProblemView problem={diff.problem} />
+          {proposal.status === "closed" && (
+            <p className="muted">A closed Proposal's task branch is deleted with it, so its diff may be gone.</p>
+          )}
+        </>
+      )}
+      {diff.loading && !answer && <p className="loading">Loading the diff…</p>}
+      {answer && (
+        <>
+          <p className="muted">
+            From <code>{answer.from.slice(0, 12)}</code> to <code>{answer.to.slice(0, 12)}</code>
+            {proposal.status === "merged" ? " (what the merge brought)" : ` (${proposal.target_ref} → ${proposal.source_ref})`}
+            : {count(answer.records.length, "Record")}, {count(answer.links.length, "Link")} changed.
+          </p>
+          {answer.records.map((entry) => (
+            <div key={entry.ref}>
+              <h3>
+                <RecordRef refText={entry.ref} /> <span className="badge">{changeLabel(entry.change)}</span>
+              </h3>
+              <div className="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Attribute</th>
+                      <th scope="col">Before</th>
+                      <th scope="col">After</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {diffRows(entry).map((row) => (
+                      <tr key={row.attribute}>
+                        <th scope="row">{row.attribute}</th>
+                        <td className="plain">{row.before}</td>
+                        <td className="plain">{row.after}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </div>
+          ))}
+          {answer.links.length > 0 && (
+            <>
+              <h3>Links</h3>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Link</th>
+                    <th scope="col">Change</th>
+                    <th scope="col">Attributes</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {answer.links.map((entry) => (
+                    <tr key={entry.ref}>
+                      <td>
+                        <code className="plain">{entry.ref}</code>
+                      </td>
+                      <td>{changeLabel(entry.change)}</td>
+                      <td>{entry.attributes.join(", ")}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
