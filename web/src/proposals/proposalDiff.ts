@@ -1,5 +1,7 @@
-// Which two ends a Proposal's diff compares. An open or closed Proposal: its target head against
-// its source head (what merging would bring, and what the target changed since, both ways). A
+// Which two ends a Proposal's diff compares. An open or closed Proposal: the Revision its source
+// branch was cut from (the merge base) against the source head, so the diff is what the task
+// changed, not what the target changed since, reversed; a source branch that is gone or has
+// no base falls back to the target head. A
 // merged one: the merge Revision against its first parent on the target (what the merge
 // brought), since the task branch is usually deleted by then; the parent is read from the
 // target's recent changes, which name each Revision's parents.
@@ -15,6 +17,12 @@ export async function loadProposalDiff(
 ): Promise<Schemas["DiffAnswer"]> {
   let from = proposal.target_ref;
   let to = proposal.source_ref;
+  if (proposal.status !== "merged") {
+    const source = await api.GET("/api/v1/domains/{domain}/branches/{branch}", {
+      params: { path: { domain, branch: proposal.source_ref } },
+    });
+    if (source.data?.base_revision) from = source.data.base_revision;
+  }
   if (proposal.status === "merged" && proposal.merged_revision) {
     const changes = await data(
       api.GET("/api/v1/domains/{domain}/branches/{branch}/changes", {
