@@ -4,7 +4,6 @@ payload ran (tests/web/conftest.py starts the stack and the browser)."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +11,6 @@ from playwright.sync_api import Page, expect
 from tests.web.conftest import ROOT, SCREENSHOTS_ENV, Stack
 
 from lorebase_client import LorebaseClient
-
-NOT_BUILT = re.compile(r"is not built yet")
 
 
 def sign_in(page: Page, url: str, key: str) -> None:
@@ -36,11 +33,6 @@ def nav(page: Page, label: str) -> None:
     page.get_by_role("navigation", name="Domain").get_by_role(
         "link", name=label, exact=True
     ).click()
-
-
-def assert_built(page: Page) -> None:
-    """The screen is not the placeholder of a screen still to be written."""
-    expect(page.get_by_text(NOT_BUILT)).to_have_count(0)
 
 
 def shot(page: Page, name: str) -> None:

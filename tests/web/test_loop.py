@@ -9,7 +9,7 @@ import re
 
 import pytest
 from playwright.sync_api import Page, expect
-from tests.web.browsing import answer, assert_built, nav, open_proposal, sign_in, step
+from tests.web.browsing import answer, nav, open_proposal, shot, sign_in, step
 from tests.web.conftest import Stack
 
 from lorebase_client import LorebaseClient
@@ -55,7 +55,6 @@ def test_find_travel_canvas(page: Page, stack: Stack) -> None:
     # The Canvas from the Record: S-1001 and its neighbours, drawn by sigma.
     page.get_by_role("link", name="Open on the Canvas").click()
     expect(page.get_by_role("heading", name="Canvas", level=1)).to_be_visible()
-    assert_built(page)
     page.wait_for_function(
         "() => window.__lorebaseCanvas?.graph.hasNode('Supplier/S-1001')"
         " && window.__lorebaseCanvas.graph.order > 1"
@@ -88,6 +87,7 @@ def test_explore_and_its_trace(page: Page, stack: Stack, script: ScriptedModelSe
     expect(page.get_by_text("usr_admin").last).to_be_visible()
     touched = page.get_by_role("list", name="Touched Records")
     expect(touched.get_by_role("link", name="Supplier/S-1001")).to_be_visible(timeout=15_000)
+    shot(page, "agent-activity")
 
     # The touched Record leads to its page.
     touched.get_by_role("link", name="Supplier/S-1001").click()

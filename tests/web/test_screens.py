@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
-from tests.web.browsing import answer, assert_built, nav, open_proposal, open_screen, shot, step
+from tests.web.browsing import answer, nav, open_proposal, open_screen, shot, step
 from tests.web.conftest import Stack
 
 from lorebase_inference.testing import ScriptedModelServer
@@ -61,7 +61,6 @@ def test_records_of_supplier(page: Page, stack: Stack) -> None:
     expect(table.get_by_role("link", name="S-1001", exact=True)).to_be_visible()
     row = table.get_by_role("row").filter(has=page.get_by_role("link", name="S-1001", exact=True))
     expect(row.get_by_role("cell").nth(1)).to_have_text("Kavsen Alloys Sp. z o.o.")
-    assert_built(page)
     shot(page, "records")
 
 
@@ -72,14 +71,12 @@ def test_record_s_1001(page: Page, stack: Stack) -> None:
     risk = values.get_by_role("row").filter(has=page.get_by_role("rowheader", name="risk_score"))
     expect(risk.get_by_role("cell").first).to_have_text("90")
     expect(page.get_by_role("link", name="Open on the Canvas")).to_be_visible()
-    assert_built(page)
     shot(page, "record")
 
 
 def test_canvas(page: Page, stack: Stack) -> None:
     open_screen(page, stack, "/supply/canvas?ref=Supplier/S-1001")
     expect(page.get_by_role("heading", name="Canvas", level=1)).to_be_visible()
-    assert_built(page)
     expect(page.locator("canvas").first).to_be_visible()
     page.wait_for_function(
         "() => window.__lorebaseCanvas && window.__lorebaseCanvas.graph.order > 1"
@@ -93,7 +90,6 @@ def test_proposals(page: Page, stack: Stack, proposal: dict[str, Any]) -> None:
     row = page.get_by_role("row").filter(has_text=proposal["title"])
     expect(row.get_by_role("link", name=proposal["id"])).to_be_visible()
     expect(row.get_by_role("cell", name="open", exact=True)).to_be_visible()
-    assert_built(page)
     shot(page, "proposals")
 
 
@@ -102,7 +98,6 @@ def test_proposal(page: Page, stack: Stack, proposal: dict[str, Any]) -> None:
     expect(page.get_by_role("heading", name=proposal["title"]).first).to_be_visible()
     expect(page.get_by_text("S-1007").first).to_be_visible()
     expect(page.get_by_role("button", name=re.compile("^Approve")).first).to_be_visible()
-    assert_built(page)
     shot(page, "proposal")
 
 
@@ -117,7 +112,6 @@ def test_explore(page: Page, stack: Stack, script: ScriptedModelServer) -> None:
     open_screen(page, stack, "/supply/")
     nav(page, "Explore")
     expect(page.get_by_role("heading", name="Explore", level=1)).to_be_visible()
-    assert_built(page)
     # An example question asks at once.
     page.get_by_role("button", name="Which parts have a single supplier?").click()
     expect(page.get_by_role("textbox", name="Question")).to_have_value(
@@ -134,13 +128,11 @@ def test_agent_activity(page: Page, stack: Stack) -> None:
     open_screen(page, stack, "/supply/agent-activity")
     expect(page.get_by_role("heading", name="Agent activity", level=1)).to_be_visible()
     expect(page.get_by_role("heading", name="Sessions")).to_be_visible()
-    assert_built(page)
-    shot(page, "agent-activity")
+    shot(page, "agent-sessions")
 
 
 def test_retrieval_lab(page: Page, stack: Stack) -> None:
     open_screen(page, stack, "/supply/lab")
     expect(page.get_by_role("heading", name="Retrieval lab", level=1)).to_be_visible()
     expect(page.get_by_role("group", name="Example questions")).to_be_visible()
-    assert_built(page)
     shot(page, "retrieval-lab")

@@ -31,13 +31,12 @@ function LatencyBar(props: { percent: number }) {
 export function Timeline(props: TimelineProps) {
   const rows = timelineRows(props.steps);
   return (
-    <table aria-label="Timeline">
+    <table aria-label="Timeline" className="timeline">
       <thead>
         <tr>
           <th scope="col">Step</th>
           <th scope="col">Call or note</th>
           <th scope="col">Status</th>
-          <th scope="col">Result</th>
           <th scope="col">Latency</th>
         </tr>
       </thead>
@@ -47,7 +46,7 @@ export function Timeline(props: TimelineProps) {
             return (
               <tr key={`gap-${row.after}`} className="muted">
                 <td />
-                <td colSpan={4}>
+                <td colSpan={3}>
                   <em>{formatDuration(row.ms)} unaccounted</em>
                 </td>
               </tr>
@@ -57,7 +56,7 @@ export function Timeline(props: TimelineProps) {
             return (
               <tr key={`note-${step.step}`}>
                 <td className="num">{step.step}</td>
-                <td colSpan={4}>
+                <td colSpan={3}>
                   <span className="badge">note</span>
                   {step.note_step ? <span className="muted"> about step {step.note_step}</span> : null}
                   {row.withheld ? <span className="badge warn">withheld</span> : null}
@@ -82,6 +81,7 @@ export function Timeline(props: TimelineProps) {
                   {callName(step)}
                 </button>{" "}
                 {row.cacheHit ? <span className="badge">cache {step.cache}</span> : null}
+                <div className="counts">{countsText(step)}</div>
                 {row.withheld ? (
                   <span className="badge warn" title="What another principal typed is left out for you">
                     withheld
@@ -99,7 +99,6 @@ export function Timeline(props: TimelineProps) {
                 ) : null}
               </td>
               <td className={step.status !== null && step.status >= 400 ? "bad" : undefined}>{step.status ?? ""}</td>
-              <td>{countsText(step)}</td>
               <td>
                 {step.latency_ms !== null ? formatDuration(step.latency_ms) : ""}
                 <LatencyBar percent={row.barPercent} />
