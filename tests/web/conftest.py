@@ -146,6 +146,8 @@ class Stack:
     model: ScriptedModelServer
     database_url: str
     directory: Path
+    session_port: int
+    """The port of `keeper_session`, chosen up front so that Guide allows its origin too."""
     proposals: list[str] = field(default_factory=list)
 
     def client(self, profile: str) -> httpx.Client:
@@ -174,11 +176,13 @@ def prepare_database(directory: Path, url: str) -> tuple[str, dict[str, str]]:
     return database_url, keys
 
 
-def guide_settings(keeper_url: str, model: ScriptedModelServer, directory: Path) -> Settings:
+def guide_settings(
+    keeper_url: str, origins: list[str], model: ScriptedModelServer, directory: Path
+) -> Settings:
     return Settings(
         guide={
             "keeper": {"base_url": keeper_url, "timeout_s": 10},
-            "http": {"allowed_origins": [keeper_url]},
+            "http": {"allowed_origins": origins},
             "limits": {"explorations_per_minute": 60, "max_concurrent_per_caller": 2},
             "data_dir": str(directory / "guide"),
         },
@@ -279,18 +283,21 @@ def stack(
     web_dist: Path, model: ScriptedModelServer, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Stack]:
     directory = tmp_path_factory.mktemp("web-stack")
-    port = free_port()
+    port, session_port = free_port(), free_port()
+    while session_port == port:
+        session_port = free_port()
     url = f"http://127.0.0.1:{port}"
     database_url, keys = prepare_database(directory, url)
+    origins = [url, f"http://127.0.0.1:{session_port}"]
     with serve_in_thread(
-        _guide_app(guide_settings(url, model, directory)), name="guide"
+        _guide_app(guide_settings(url, origins, model, directory)), name="guide"
     ) as guide_url:
         env = keeper_env(directory, web_dist, guide_url, model, "token")
         keeper = KeeperProcess(
             port, directory / "keeper.log", env, "--scribe", "--database", database_url
         )
         try:
-            yield Stack(url, guide_url, keys, model, database_url, directory)
+            yield Stack(url, guide_url, keys, model, database_url, directory, session_port)
         finally:
             keeper.stop()
 
@@ -304,7 +311,7 @@ def _guide_app(settings: Settings) -> Any:
 @pytest.fixture
 def keeper_session(stack: Stack, web_dist: Path) -> Iterator[str]:
     """A second Keeper on the stack's database whose web app signs in with a session cookie."""
-    port = free_port()
+    port = stack.session_port
     env = keeper_env(stack.directory, web_dist, stack.guide_url, stack.model, "session")
     env["LOREBASE__KEEPER__AUTH__SESSIONS__ENABLED"] = "true"
     keeper = KeeperProcess(

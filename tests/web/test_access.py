@@ -8,8 +8,10 @@ import re
 
 import pytest
 from playwright.sync_api import Page, Request, expect
-from tests.web.browsing import open_screen, sign_in
+from tests.web.browsing import answer, nav, open_screen, sign_in, step
 from tests.web.conftest import BrowserLog, Stack
+
+from lorebase_inference.testing import ScriptedModelServer
 
 pytestmark = pytest.mark.web
 
@@ -69,7 +71,11 @@ def test_a_kind_outside_a_narrowed_grant_says_so(
 
 
 def test_session_sign_in_uses_the_cookie_and_the_csrf_token(
-    page: Page, stack: Stack, keeper_session: str, browser_log: BrowserLog
+    page: Page,
+    stack: Stack,
+    keeper_session: str,
+    browser_log: BrowserLog,
+    script: ScriptedModelServer,
 ) -> None:
     # At start the app asks GET /auth/session whether a cookie from before signs it in: 401
     # before signing in and after signing out, by design (session.tsx).
@@ -79,7 +85,8 @@ def test_session_sign_in_uses_the_cookie_and_the_csrf_token(
         "request",
         lambda request: (
             writes.append(request)
-            if request.method not in ("GET", "HEAD") and "/api/" in request.url
+            if request.method not in ("GET", "HEAD")
+            and ("/api/" in request.url or request.url.startswith(stack.guide_url))
             else None
         ),
     )
@@ -104,6 +111,23 @@ def test_session_sign_in_uses_the_cookie_and_the_csrf_token(
     assert "authorization" not in headers
     assert "lorebase_session=" in headers.get("cookie", "")
     assert re.fullmatch(r"\S{16,}", headers.get("x-csrf-token", "")), headers
+
+    # Explore asks Guide on its own port (as `make demo` runs it) with the cookie and the token:
+    # the cookie is the same site's, and Guide checks the token with Keeper.
+    script.add(
+        step("get", {"ref": "Supplier/S-1001"}, "Read the supplier."),
+        answer("S-1001 is Kavsen Alloys.", ["Supplier/S-1001"]),
+    )
+    nav(page, "Explore")
+    page.get_by_role("textbox", name="Question").fill("Who is S-1001?")
+    page.get_by_role("button", name="Ask", exact=True).click()
+    expect(page.get_by_role("region", name="Answer")).to_contain_text(
+        "S-1001 is Kavsen Alloys.", timeout=30_000
+    )
+    asked = next(r for r in writes if r.url == stack.guide_url + "/explore")
+    guide_headers = asked.all_headers()
+    assert "authorization" not in guide_headers
+    assert guide_headers.get("x-csrf-token") == headers["x-csrf-token"]
 
     # Signing out ends the session in Keeper: DELETE /auth/session with the token.
     page.get_by_role("button", name="Sign out").click()
