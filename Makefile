@@ -61,7 +61,7 @@ pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 
 test: install test-deps web web-test lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, the web app's build and tests, pytest (its browser tests included)
 
-bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads, the event stream, Guide's plumbing (its real-model run: bench/guide/run.py)
+bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, context packs and search, writes, the agent trace, Herald, an agent's reads, the event stream, Guide's plumbing (its real-model run: bench/guide/run.py), the web app in Chromium
 	$(RUN) python bench/store/run.py
 	$(RUN) python bench/reads/run.py
 	$(RUN) python bench/context/run.py
@@ -72,6 +72,7 @@ bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, conte
 	$(RUN) python bench/feed/run.py
 	$(RUN) python bench/feed/webhooks.py
 	$(RUN) python bench/guide/run.py --scripted
+	$(RUN) python bench/web/run.py
 
 security: install test-deps ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
 	$(RUN) python scripts/security.py
