@@ -9,7 +9,7 @@ export function explainGuideRefusal(problem: ApiProblem): string {
   const code = problem.code;
   switch (problem.status) {
     case 0:
-      return "Guide did not answer. Is it running, and is keeper.web.guide_url its address?";
+      return "Guide did not answer. Is it running (make demo starts it only when a chat model answers: docs/guide.md), and is keeper.web.guide_url its address?";
     case 401:
       return "Guide could not confirm who you are with Keeper: your key or session has ended. Sign in again.";
     case 403:
