@@ -76,6 +76,13 @@ export function ReadPointPicker() {
           )}
         </select>
       </label>
+      {revisions.problem && (
+        <span className="muted">
+          {revisions.problem.status === 403
+            ? "Your grants do not include this branch's history: only the head and tags are offered; a Revision id in the URL (at=) still works."
+            : `The branch's Revisions could not be listed: ${revisions.problem.message}`}
+        </span>
+      )}
       {point.at && (
         <span className="badge warn">
           Reading at {point.at.slice(0, 12)}, not the head
