@@ -13,5 +13,6 @@ export default defineConfig({
       "/web-config.json": "http://127.0.0.1:8080",
     },
   },
-  test: { environment: "jsdom", include: ["src/**/*.test.{ts,tsx}"] },
+  // css: the contrast test reads styles.css?raw, which vitest would otherwise empty.
+  test: { environment: "jsdom", include: ["src/**/*.test.{ts,tsx}"], css: true },
 });
