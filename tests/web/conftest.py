@@ -196,12 +196,14 @@ def guide_settings(
 class KeeperProcess:
     """`lorebase serve` in a child process on `port`, its output in `log`."""
 
-    def __init__(self, port: int, log: Path, env: dict[str, str], *arguments: str) -> None:
+    def __init__(
+        self, port: int, log: Path, env: dict[str, str], *arguments: str, auth: str = "api_key"
+    ) -> None:
         self.url = f"http://127.0.0.1:{port}"
         self.log = log
         with log.open("w") as output:
             self.process = subprocess.Popen(
-                [LOREBASE, "serve", "--auth", "api_key", "--port", str(port), *arguments],
+                [LOREBASE, "serve", "--auth", auth, "--port", str(port), *arguments],
                 env=env,
                 cwd=log.parent,
                 stdout=output,

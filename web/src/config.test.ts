@@ -8,8 +8,14 @@ describe("the runtime configuration", () => {
       keeperUrl: "",
       guideUrl: "http://127.0.0.1:8091",
       authMode: "session",
+      apiKeys: true,
+      oidc: false,
       mock: false,
     });
+  });
+
+  it("reads which sign-ins the auth mode takes", () => {
+    expect(parseConfig({ authMode: "session", apiKeys: false, oidc: true })).toMatchObject({ apiKeys: false, oidc: true });
   });
 
   it("hides Explore without a guideUrl", () => {

@@ -10,6 +10,10 @@ export interface WebConfig {
   guideUrl: string | null;
   /** How the app signs in: none (auth mode none), token (an API key kept in memory) or session. */
   authMode: AuthMode;
+  /** The sign-in takes an API key (auth modes api_key, api_key+oidc). */
+  apiKeys: boolean;
+  /** The sign-in offers the OIDC issuer's code flow (oidc modes, with sessions). */
+  oidc: boolean;
   /** Play scripted explorations instead of calling Guide (the mock API, docs/web.md). */
   mock: boolean;
 }
@@ -29,6 +33,8 @@ export function parseConfig(raw: unknown): WebConfig {
     keeperUrl,
     guideUrl: typeof guide === "string" && guide !== "" ? guide.replace(/\/$/, "") : null,
     authMode: mode as AuthMode,
+    apiKeys: value.apiKeys !== false,
+    oidc: value.oidc === true,
     mock: value.mock === true,
   };
 }

@@ -6,6 +6,7 @@ import type { ReactNode } from "react";
 
 import { ApiProblem, data, keeper, type Credential, type Keeper, type Schemas } from "./api/client";
 import type { WebConfig } from "./config";
+import { authorizationUrl, CALLBACK_PATH, completeSignIn } from "./oidc";
 
 export interface Session {
   config: WebConfig;
@@ -13,6 +14,10 @@ export interface Session {
   api: Keeper;
   whoami: Schemas["Whoami"] | null;
   signIn(apiKey: string): Promise<void>;
+  /** Sends the browser to the OIDC issuer; it comes back to CALLBACK_PATH. */
+  signInAtIssuer(): Promise<void>;
+  /** Why the last sign-in at the issuer failed, shown on the sign-in screen. */
+  issuerProblem: ApiProblem | null;
   signOut(): Promise<void>;
 }
 
@@ -33,6 +38,7 @@ export function SessionProvider(props: { config: WebConfig; children: ReactNode 
   const [credential, setCredential] = useState<Credential>({ mode: config.authMode });
   const [whoami, setWhoami] = useState<Schemas["Whoami"] | null>(null);
   const [checked, setChecked] = useState(false);
+  const [issuerProblem, setIssuerProblem] = useState<ApiProblem | null>(null);
   const api = useMemo(() => keeper(config.keeperUrl, credential), [config.keeperUrl, credential]);
 
   const identify = useCallback(async (client: Keeper) => {
@@ -44,7 +50,21 @@ export function SessionProvider(props: { config: WebConfig; children: ReactNode 
     let cancelled = false;
     (async () => {
       try {
-        if (config.authMode === "session") {
+        if (config.authMode === "session" && window.location.pathname === CALLBACK_PATH) {
+          // Back from the issuer: trade its code for a session, then go where the user was.
+          const plain = keeper(config.keeperUrl, { mode: "session" });
+          try {
+            const done = await completeSignIn(plain, window.location.search, window.sessionStorage);
+            window.history.replaceState(null, "", done.returnTo);
+            const next: Credential = { mode: "session", csrf: done.session.csrf_token };
+            if (cancelled) return;
+            setCredential(next);
+            await identify(keeper(config.keeperUrl, next));
+          } catch (error) {
+            window.history.replaceState(null, "", "/");
+            if (!cancelled) setIssuerProblem(error instanceof ApiProblem ? error : new ApiProblem(0, { title: String(error) }));
+          }
+        } else if (config.authMode === "session") {
           const plain = keeper(config.keeperUrl, { mode: "session" });
           const current = await data(plain.GET("/api/v1/auth/session"));
           if (cancelled) return;
@@ -84,6 +104,13 @@ export function SessionProvider(props: { config: WebConfig; children: ReactNode 
     [config, identify],
   );
 
+  const signInAtIssuer = useCallback(async () => {
+    const plain = keeper(config.keeperUrl, { mode: "session" });
+    const oidc = await data(plain.GET("/api/v1/auth/oidc"));
+    const here = window.location.pathname + window.location.search;
+    window.location.assign(await authorizationUrl(oidc, window.location.origin, here, window.sessionStorage));
+  }, [config.keeperUrl]);
+
   const signOut = useCallback(async () => {
     if (credential.mode === "session") {
       await api.DELETE("/api/v1/auth/session");
@@ -93,8 +120,8 @@ export function SessionProvider(props: { config: WebConfig; children: ReactNode 
   }, [api, credential.mode, config.authMode]);
 
   const value = useMemo<Session>(
-    () => ({ config, credential, api, whoami, signIn, signOut }),
-    [config, credential, api, whoami, signIn, signOut],
+    () => ({ config, credential, api, whoami, signIn, signInAtIssuer, issuerProblem, signOut }),
+    [config, credential, api, whoami, signIn, signInAtIssuer, issuerProblem, signOut],
   );
   if (!checked) return <p className="loading">Signing in…</p>;
   return <SessionContext.Provider value={value}>{props.children}</SessionContext.Provider>;

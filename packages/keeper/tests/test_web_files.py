@@ -120,6 +120,8 @@ async def test_web_config_names_keeper_guide_and_the_sign_in(
         "keeperUrl": "",
         "guideUrl": None,
         "authMode": "session",
+        "apiKeys": True,
+        "oidc": False,
         "mock": False,
     }
     settings = api_key_settings(

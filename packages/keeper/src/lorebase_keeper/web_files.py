@@ -9,7 +9,8 @@ resolves a path and refuses one whose real path leaves the directory (`../`, enc
 symbolic links pointing out).
 
 `GET /web-config.json` is the app's runtime configuration (`web_config`): Keeper's URL (its own
-origin), where Guide answers (`keeper.web.guide_url`), how to sign in and whether Explore plays
+origin), where Guide answers (`keeper.web.guide_url`), how to sign in (a session or a token; with
+API keys, with the OIDC issuer's code flow, which makes a session) and whether Explore plays
 scripted explorations, so one build works against any Keeper (docs/web.md).
 """
 
@@ -50,7 +51,14 @@ def web_config(settings: Settings) -> dict[str, Any]:
         sign_in = "session"
     else:
         sign_in = "token"
-    return {"keeperUrl": "", "guideUrl": web.guide_url, "authMode": sign_in, "mock": web.mock}
+    return {
+        "keeperUrl": "",
+        "guideUrl": web.guide_url,
+        "authMode": sign_in,
+        "apiKeys": auth.mode in ("api_key", "api_key+oidc"),
+        "oidc": sign_in == "session" and auth.mode in ("oidc", "api_key+oidc"),
+        "mock": web.mock,
+    }
 
 
 def web_csp(settings: Settings) -> str:
