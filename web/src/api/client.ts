@@ -68,14 +68,19 @@ export function keeper(baseUrl: string, credential: Credential): Keeper {
   return client;
 }
 
+/** The seconds of a Retry-After header, or null (absent, a date, or not positive). */
+export function retryAfter(headers: Headers): number | null {
+  const seconds = Number(headers.get("Retry-After"));
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : null;
+}
+
 /** The data of an openapi-fetch answer, or the ApiProblem of its refusal. */
 export async function data<T>(
   call: Promise<{ data?: T; error?: unknown; response: Response }>,
 ): Promise<T> {
   const { data: body, error, response } = await call;
   if (!response.ok || body === undefined) {
-    const retry = Number(response.headers.get("Retry-After"));
-    throw new ApiProblem(response.status, error, Number.isFinite(retry) && retry > 0 ? retry : null);
+    throw new ApiProblem(response.status, error, retryAfter(response.headers));
   }
   return body;
 }

@@ -1,7 +1,7 @@
 // Calls of Guide (guide.md, "Endpoints"). Guide takes the caller's own credential and forwards it
 // to Keeper: a Bearer header in token mode, the session cookie and X-CSRF-Token in session mode.
 // Nothing else is sent: X-Lorebase-Client is Keeper's header, not in Guide's CORS allow-list.
-import { ApiProblem, type Credential } from "../api/client";
+import { ApiProblem, retryAfter, type Credential } from "../api/client";
 import { exploreEvent, type ExploreEvent } from "./events";
 import { readSse } from "./stream";
 
@@ -42,8 +42,7 @@ async function refusal(answer: Response): Promise<ApiProblem> {
   } catch {
     // Not a problem document (a proxy's page): the status says enough.
   }
-  const retry = Number(answer.headers.get("Retry-After"));
-  return new ApiProblem(answer.status, body, Number.isFinite(retry) && retry > 0 ? retry : null);
+  return new ApiProblem(answer.status, body, retryAfter(answer.headers));
 }
 
 /** The body POST /explore takes (bodies.py: no other member is allowed). */
