@@ -23,6 +23,10 @@ export interface Session {
 
 const SessionContext = createContext<Session | null>(null);
 
+/** The one trade of the issuer's code of this page load (a code is good once; StrictMode runs
+ * effects twice in development). */
+let callback: ReturnType<typeof completeSignIn> | null = null;
+
 export function useSession(): Session {
   const found = useContext(SessionContext);
   if (found === null) throw new Error("useSession outside SessionProvider");
@@ -54,7 +58,8 @@ export function SessionProvider(props: { config: WebConfig; children: ReactNode 
           // Back from the issuer: trade its code for a session, then go where the user was.
           const plain = keeper(config.keeperUrl, { mode: "session" });
           try {
-            const done = await completeSignIn(plain, window.location.search, window.sessionStorage);
+            callback ??= completeSignIn(plain, window.location.search, window.sessionStorage);
+            const done = await callback;
             window.history.replaceState(null, "", done.returnTo);
             const next: Credential = { mode: "session", csrf: done.session.csrf_token };
             if (cancelled) return;
