@@ -328,7 +328,10 @@ def keeper_session(stack: Stack, web_dist: Path) -> Iterator[str]:
 # -- the browser ------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
+# Module-scoped: Playwright's sync API keeps an event loop running on the main thread while it
+# is started, so the asyncio tests of a module collected after a web module could not run their
+# own loop ("Cannot run the event loop while another loop is running").
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if not CHROMIUM.is_file():
         if os.environ.get("CI"):
@@ -342,7 +345,7 @@ def playwright() -> Iterator[Playwright]:
         yield started
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
     yield launched
