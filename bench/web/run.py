@@ -52,12 +52,12 @@ from tests.web.conftest import (
     VIEWPORT,
     KeeperProcess,
     build_web,
-    free_port,
     keeper_env,
     prepare_database,
 )
 
 from common import git_commit, log, machine_info
+from lorebase_keeper.testing import free_port
 
 HERE = Path(__file__).resolve().parent
 TARGETS = {"first_screen_ms": 1500.0, "canvas_fps": 30.0, "javascript_gzip_kb": 500.0}

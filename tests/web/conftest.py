@@ -37,7 +37,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -52,7 +51,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright
 
 from lorebase_inference.testing import ScriptedModelServer
 from lorebase_keeper.demo import setup_demo
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import free_port, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 
@@ -127,12 +126,6 @@ def web_dist() -> Path:
 
 
 # -- the stack --------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @dataclass

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from tests.web.conftest import BrowserLog, KeeperProcess, Stack, free_port, keeper_env
+from tests.web.conftest import BrowserLog, KeeperProcess, Stack, keeper_env
 
-from lorebase_keeper.testing import OIDC_AUDIENCE, OidcProvider
+from lorebase_keeper.testing import OIDC_AUDIENCE, OidcProvider, free_port
 
 pytestmark = pytest.mark.web
 

@@ -1,17 +1,9 @@
 // The result of one side of the lab: its Records (those the other side also returned marked),
 // and for a context pack its budget per section. Titles are graph data: plain text only, and
 // refs become links only through linkableRef.
-import { Link } from "react-router-dom";
-
 import type { Schemas } from "../api/client";
-import { linkableRef, recordPath } from "../components/refs";
+import { RecordLink } from "../components/RecordLink";
 import type { RunResult } from "./results";
-
-function RefText(props: { refText: string; domain: string; kinds: ReadonlySet<string>; search: string }) {
-  const ref = linkableRef(props.refText, props.kinds);
-  if (!ref) return <span className="plain">{props.refText}</span>;
-  return <Link to={recordPath(props.domain, ref) + props.search}>{props.refText}</Link>;
-}
 
 export function BudgetView(props: { budget: Schemas["Budget"] }) {
   const { budget } = props;
@@ -57,8 +49,6 @@ export function ResultView(props: {
   side: string;
   result: RunResult;
   both: ReadonlySet<string>;
-  domain: string;
-  kinds: ReadonlySet<string>;
   search: string;
 }) {
   const { result } = props;
@@ -86,7 +76,7 @@ export function ResultView(props: {
           {result.items.map((item, index) => (
             <li key={`${index}-${item.ref}`}>
               {props.both.has(item.ref) && <span className="badge">in both</span>}{" "}
-              <RefText refText={item.ref} domain={props.domain} kinds={props.kinds} search={props.search} />{" "}
+              <RecordLink refText={item.ref} search={props.search} />{" "}
               <span className="plain">{item.title}</span> <span className="muted">{item.detail}</span>
             </li>
           ))}

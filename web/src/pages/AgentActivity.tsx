@@ -12,7 +12,7 @@ import { drawnRelations, mergeGraphs, neighborhoodGraph } from "../canvas/graph"
 import { Legend } from "../canvas/Legend";
 import { readNeighborhood } from "../canvas/neighborhood";
 import { ProblemView } from "../components/Problem";
-import { linkableRef, recordPath } from "../components/refs";
+import { RecordLink } from "../components/RecordLink";
 import { useDomain } from "../components/schema";
 import { useApi, useSession } from "../session";
 import { Timeline } from "../trace/Timeline";
@@ -130,7 +130,7 @@ function SessionList() {
 
 function SessionView(props: { session: string; actor: string | null }) {
   const api = useApi();
-  const { domain, kinds } = useDomain();
+  const { domain } = useDomain();
   const relations = useDomainRelations();
   const [selected, setSelected] = useState<number | null>(null);
   const read = useRead(
@@ -233,14 +233,11 @@ function SessionView(props: { session: string; actor: string | null }) {
               />
               <Legend drawn={drawnRelations(graph)} relations={relations} />
               <ul aria-label="Touched Records">
-                {[...touchedRefs].slice(0, LISTED_REFS).map((ref) => {
-                  const linkable = linkableRef(ref, kinds);
-                  return (
-                    <li key={ref}>
-                      {linkable ? <Link to={recordPath(domain, linkable)}>{ref}</Link> : <span>{ref}</span>}
-                    </li>
-                  );
-                })}
+                {[...touchedRefs].slice(0, LISTED_REFS).map((ref) => (
+                  <li key={ref}>
+                    <RecordLink refText={ref} />
+                  </li>
+                ))}
               </ul>
               {touchedRefs.size > LISTED_REFS ? (
                 <p className="muted">and {touchedRefs.size - LISTED_REFS} more.</p>

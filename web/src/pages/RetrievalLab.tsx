@@ -40,7 +40,6 @@ export function RetrievalLab() {
   const [running, setRunning] = useState(false);
 
   const kindNames = useMemo(() => schema.kinds.map((kind) => kind.name), [schema]);
-  const kinds = useMemo(() => new Set(kindNames), [kindNames]);
   const lenses = schema.lenses.map((lens) => lens.name);
   const model = typeof schema.search.embedding?.model === "string" ? schema.search.embedding.model : null;
   const guideUrl = config.mock ? null : config.guideUrl;
@@ -169,8 +168,6 @@ export function RetrievalLab() {
                   side={side}
                   result={found.result}
                   both={shared.both}
-                  domain={domain}
-                  kinds={kinds}
                   search={recordSearch}
                 />
               ) : (

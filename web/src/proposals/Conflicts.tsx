@@ -12,7 +12,7 @@ import { ProblemView } from "../components/Problem";
 import { linkableRef, recordPath } from "../components/refs";
 import { useDomain } from "../components/schema";
 import { useApi, useSession } from "../session";
-import { formatValue } from "./format";
+import { ValueText } from "../records/values";
 import { hasPermission } from "./grants";
 import { useAction } from "./useAction";
 
@@ -62,17 +62,28 @@ function ConflictItem(props: { proposal: Schemas["Proposal"]; conflict: Conflict
         <dt>Kind of Conflict</dt>
         <dd>{conflict.code}</dd>
         <dt>Base</dt>
-        <dd className="plain">{formatValue(conflict.base)}</dd>
+        <dd>
+          <ValueText value={conflict.base} />
+        </dd>
         <dt>Source</dt>
-        <dd className="plain">{formatValue(conflict.source)}</dd>
+        <dd>
+          <ValueText value={conflict.source} />
+        </dd>
         <dt>Target</dt>
-        <dd className="plain">{formatValue(conflict.target)}</dd>
+        <dd>
+          <ValueText value={conflict.target} />
+        </dd>
         {conflict.status === "resolved" && (
           <>
             <dt>Resolved</dt>
             <dd className="plain">
               {conflict.resolution}
-              {conflict.resolution === "value" && `: ${formatValue(conflict.value)}`} by {conflict.resolved_by}
+              {conflict.resolution === "value" && (
+                <>
+                  : <ValueText value={conflict.value} />
+                </>
+              )}{" "}
+              by {conflict.resolved_by}
             </dd>
           </>
         )}

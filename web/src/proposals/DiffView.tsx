@@ -1,27 +1,14 @@
 // The diff of a Proposal: each changed Record with its Attributes before and after (a link to the
 // Record page when its ref is one of the schema's Kinds), then the changed Links.
-import { Link } from "react-router-dom";
-
 import type { Schemas } from "../api/client";
 import type { Read } from "../api/useRead";
 import { ProblemView } from "../components/Problem";
-import { linkableRef, recordPath } from "../components/refs";
-import { useDomain } from "../components/schema";
+import { RecordLink } from "../components/RecordLink";
+import { BeforeAfterTable } from "../records/values";
 import { changeLabel, diffRows } from "./diffRows";
 
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
-}
-
-function RecordRef(props: { refText: string }) {
-  const { domain, kinds } = useDomain();
-  const ref = linkableRef(props.refText, kinds);
-  if (ref === null) return <code className="plain">{props.refText}</code>;
-  return (
-    <Link to={recordPath(domain, ref)}>
-      <code>{props.refText}</code>
-    </Link>
-  );
 }
 
 export function DiffView(props: { proposal: Schemas["Proposal"]; diff: Read<Schemas["DiffAnswer"]> }) {
@@ -49,28 +36,9 @@ export function DiffView(props: { proposal: Schemas["Proposal"]; diff: Read<Sche
           {answer.records.map((entry) => (
             <div key={entry.ref}>
               <h3>
-                <RecordRef refText={entry.ref} /> <span className="badge">{changeLabel(entry.change)}</span>
+                <RecordLink refText={entry.ref} code /> <span className="badge">{changeLabel(entry.change)}</span>
               </h3>
-              <div className="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Attribute</th>
-                      <th scope="col">Before</th>
-                      <th scope="col">After</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {diffRows(entry).map((row) => (
-                      <tr key={row.attribute}>
-                        <th scope="row">{row.attribute}</th>
-                        <td className="plain">{row.before}</td>
-                        <td className="plain">{row.after}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <BeforeAfterTable rows={diffRows(entry)} />
             </div>
           ))}
           {answer.links.length > 0 && (

@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 
 import { changeLabel, diffRows } from "./diffRows";
-import { formatValue, shortTime } from "./format";
+import { formatValue } from "../records/values";
+import { shortTime } from "./format";
 
 describe("diffRows", () => {
   it("lists the changed Attributes with their values before and after", () => {

@@ -2,7 +2,7 @@
 // after. A created or deleted Record lists every Attribute of the side it has (`attributes` of
 // the DiffEntry names only those that differ, and may be empty for a whole-Record change).
 import type { Schemas } from "../api/client";
-import { formatValue } from "./format";
+import { formatValue } from "../records/values";
 
 type DiffEntry = Schemas["DiffEntry"];
 

@@ -1,13 +1,5 @@
-// How the Proposal screens show values and times: attribute values as text (never markup), an
-// absent value as a dash, times to the minute in UTC as Keeper writes them.
-
-export const ABSENT = "—";
-
-export function formatValue(value: unknown): string {
-  if (value === null || value === undefined) return ABSENT;
-  if (typeof value === "string") return value;
-  return JSON.stringify(value);
-}
+// How the Proposal screens show times: to the minute in UTC, as Keeper writes them. Values go
+// through records/values (formatValue, ValueText), as on every screen.
 
 /** "2026-12-03T16:49:08.673896Z" → "2026-12-03 16:49 UTC"; anything else as it is. */
 export function shortTime(iso: string): string {

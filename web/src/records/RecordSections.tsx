@@ -7,23 +7,15 @@ import { data, type Schemas } from "../api/client";
 import { useRead } from "../api/useRead";
 import { ProblemView } from "../components/Problem";
 import { pointQuery, pointSearch, useReadPoint } from "../components/readPoint";
-import { linkableRef, recordPath } from "../components/refs";
+import { RecordLink } from "../components/RecordLink";
 import { useDomain } from "../components/schema";
 import { useApi } from "../session";
-import { ValueText } from "./values";
+import { BeforeAfterTable, ValueText } from "./values";
 
 interface Target {
   kind: string;
   /** The Record's key (`key` is React's own prop name). */
   recordKey: string;
-}
-
-export function RefLink(props: { refText: string }) {
-  const { domain, kinds } = useDomain();
-  const point = useReadPoint();
-  const ref = linkableRef(props.refText, kinds);
-  if (ref === null) return <span className="plain">{props.refText}</span>;
-  return <Link to={`${recordPath(domain, ref)}${pointSearch(point)}`}>{props.refText}</Link>;
 }
 
 export function LinksSection(props: Target & { counts: Record<string, number> }) {
@@ -82,7 +74,7 @@ function RelationLinks(props: Target & { relation: string; count: number }) {
             const extra = Object.entries(link.values ?? {});
             return (
               <li key={`${link.from}>${link.to}`}>
-                <RefLink refText={other} />
+                <RecordLink refText={other} search={pointSearch(point)} />
                 {extra.length > 0 && (
                   <span className="muted">
                     {" "}
@@ -150,28 +142,10 @@ function ChangeView(props: { change: Change }) {
         </span>
       </p>
       {names.length > 0 && (change.before || change.after) && (
-        <table aria-label={`Change ${change.revision.slice(0, 12)}`}>
-          <thead>
-            <tr>
-              <th scope="col">Attribute</th>
-              <th scope="col">Before</th>
-              <th scope="col">After</th>
-            </tr>
-          </thead>
-          <tbody>
-            {names.map((name) => (
-              <tr key={name}>
-                <td>{name}</td>
-                <td>
-                  <ValueText value={before[name]} />
-                </td>
-                <td>
-                  <ValueText value={after[name]} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <BeforeAfterTable
+          label={`Change ${change.revision.slice(0, 12)}`}
+          rows={names.map((name) => ({ attribute: name, before: before[name], after: after[name] }))}
+        />
       )}
     </div>
   );

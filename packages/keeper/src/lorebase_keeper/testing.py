@@ -40,6 +40,7 @@ __all__ = [
     "DemoKeeper",
     "OidcProvider",
     "demo_keeper",
+    "free_port",
     "serve_in_thread",
 ]
 
@@ -151,7 +152,7 @@ class OidcProvider:
         self.audience = audience
         self.access_token_ttl_s = access_token_ttl_s
         self.directory = _provider_directory()
-        self.port = _free_port()
+        self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
         self._scratch = Path(tempfile.mkdtemp(prefix="lorebase-oidc-"))
         self._process: subprocess.Popen[bytes] | None = None
@@ -382,7 +383,8 @@ def _form(page: str) -> tuple[str, dict[str, str]]:
     return parser.action, parser.fields
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that was free a moment ago (for a server started next)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
