@@ -1,10 +1,14 @@
 # Lorebase: the commands the README uses. `make help` lists them.
 SHELL := /bin/bash
 export UV_SYSTEM_CERTS := 1
+# Compiled modules are kept (__pycache__): these machines set PYTHONDONTWRITEBYTECODE, and then
+# every Python process of the tests (xdist workers, CLI and Keeper subprocesses) compiled its
+# imports from source again, about 1 s each (docs/testing.md).
+unexport PYTHONDONTWRITEBYTECODE
 UV ?= uv
 RUN := $(UV) run --frozen
 
-.PHONY: help install test-deps web web-test demo test lint typecheck imports pytest bench security format
+.PHONY: help install test-deps web web-test demo test test-counts lint typecheck imports pytest bench security format
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -56,8 +60,15 @@ imports: ## the import contracts of .importlinter (which package may import whic
 typecheck: ## mypy strict on the packages
 	$(RUN) mypy
 
+# pytest-xdist on every core (`--dist loadgroup`: the model, browser and OIDC tests each keep to
+# one worker; tests/suite/workers.py), the 25 slowest tests printed at the end (docs/testing.md).
+PYTEST_WORKERS ?= auto
 pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
-	$(RUN) pytest -q
+	$(RUN) pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
+
+test-counts: ## record how many tests a whole run collects (tests/suite/collection-counts.json)
+	$(RUN) pytest -q --collect-only --record-collection-counts >/dev/null
+	@cat tests/suite/collection-counts.json
 
 test: install test-deps web web-test lint imports typecheck pytest ## everything CI runs: lint, import contracts, types, the web app's build and tests, pytest (its browser tests included)
 

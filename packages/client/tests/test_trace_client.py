@@ -331,7 +331,7 @@ def recording_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trace
 
 def _timeline(client: LorebaseClient, session: str, steps: int) -> dict[str, Any]:
     """The session once the background writer has written `steps` steps of it."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while True:
         try:
             timeline = client.trace.session(session)
@@ -339,7 +339,7 @@ def _timeline(client: LorebaseClient, session: str, steps: int) -> dict[str, Any
                 return timeline
         except TraceSessionNotFound:
             pass
-        assert time.monotonic() < deadline, f"{session}: {steps} steps not written within 10 s"
+        assert time.monotonic() < deadline, f"{session}: {steps} steps not written within 60 s"
         time.sleep(0.05)
 
 

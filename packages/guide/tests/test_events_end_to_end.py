@@ -251,7 +251,7 @@ def _trace_session(
 ) -> dict[str, Any]:
     """The session's timeline once it holds the reads and `notes` notes (Keeper writes the
     trace off the request path)."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while True:
         response = httpx.get(f"{keeper.url}/api/v1/trace/sessions/{session_id}", headers=headers)
         if response.status_code == 200:

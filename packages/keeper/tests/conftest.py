@@ -2,14 +2,14 @@
 
 `keeper` is an ASGI app on a store holding the supply example (both backends). `keys` holds an
 API key per principal: `admin` (admin on supply), `viewer` (viewer, no clearances), `supplier`
-(viewer narrowed to Supplier), `agent` (editor on agent/* only, viewer on main).
+(viewer narrowed to Supplier), `agent` (editor on agent/* only, viewer on main); the principals
+come with the test's database (`lorebase_keeper.testing.make_keys` made them in its template).
 """
 
 from __future__ import annotations
 
 import shutil
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,40 +22,9 @@ from starlette.types import ASGIApp
 
 import lorebase_keeper.app
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
-
-
-@dataclass(frozen=True)
-class Keys:
-    admin: str
-    viewer: str
-    supplier: str
-    agent: str
-
-    @staticmethod
-    def header(key: str) -> dict[str, str]:
-        return {"Authorization": f"Bearer {key}"}
-
-
-def make_keys(store: Store) -> Keys:
-    def principal(name: str, kind: str = "user") -> str:
-        store.ensure_principal(name, principal_type="service" if kind == "service" else "user")
-        return store.create_key(name).secret
-
-    keys = Keys(
-        principal("usr_admin"),
-        principal("usr_viewer"),
-        principal("usr_supplier"),
-        principal("svc_agent", "service"),
-    )
-    store.add_grant("usr_admin", domain="supply", role="admin")
-    store.add_grant("usr_viewer", domain="supply", role="viewer")
-    store.add_grant("usr_supplier", domain="supply", role="viewer", kinds=["Supplier"])
-    store.add_grant("svc_agent", domain="supply", role="viewer", branch="main")
-    store.add_grant("svc_agent", domain="supply", role="editor", branch="agent/*")
-    return keys
-
 
 EXAMPLE = Path(__file__).parents[3] / "examples" / "supply"
 
@@ -85,8 +54,10 @@ def api_key_settings(invisible_kinds: bool = True, **keeper: Any) -> Settings:
 
 
 @pytest.fixture
-def keys(supply: Store) -> Keys:
-    return make_keys(supply)
+def keys(supply: Store, principals: Keys) -> Keys:
+    """The keys of `make_keys`, whose principals the test's database holds from its template
+    (the root conftest.py: making them took longer than many tests)."""
+    return principals
 
 
 @pytest.fixture

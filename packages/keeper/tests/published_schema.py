@@ -25,6 +25,10 @@ has the same routes, and generating the document costs more than most tests."""
 
 _VALIDATORS: dict[tuple[object, ...], jsonschema_rs.Draft202012Validator] = {}
 
+_ROUTES: dict[tuple[object, ...], list[tuple[re.Pattern[str], set[str], str | None]]] = {}
+"""Route tables by the routes they are made of: walking FastAPI's route contexts of a new app
+costs tens of milliseconds, more than many tests, and every Keeper of a test has the same."""
+
 UNTYPED: dict[str, Any] = {}
 PROBLEM = "application/problem+json"
 PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
@@ -37,17 +41,37 @@ class AnswersMatchDocument:
         self._compiled: list[tuple[re.Pattern[str], set[str], str | None]] | None = None
         self._document_key: tuple[object, ...] | None = None
 
+    def _routes_key(self) -> tuple[object, ...]:
+        """What the app's routes are made of, found without walking them: the included routers
+        are the modules' own (they live as long as the process, so their ids stay theirs)."""
+        if self._document_key is None:
+            routes = tuple(
+                (
+                    type(route).__name__,
+                    getattr(route, "path", None),
+                    tuple(sorted(getattr(route, "methods", None) or ())),
+                    id(getattr(route, "original_router", None)),
+                )
+                for route in self.keeper.routes
+            )
+            self._document_key = (self.keeper.state.keeper.settings.keeper.auth.mode, routes)
+        return self._document_key
+
     def _routes(self) -> list[tuple[re.Pattern[str], set[str], str | None]]:
         """(path regex, methods, documented template or None), in the order the router tries."""
         if self._compiled is None:
-            self._compiled = []
-            for context in iter_route_contexts(self.keeper.routes):
-                route = context.original_route
-                if not isinstance(route, APIRoute) or context.path is None:
-                    continue
-                regex, path_format, _ = compile_path(context.path)
-                documented = path_format if route.include_in_schema else None
-                self._compiled.append((regex, set(context.methods or ()), documented))
+            key = self._routes_key()
+            found = _ROUTES.get(key)
+            if found is None:
+                found = _ROUTES[key] = []
+                for context in iter_route_contexts(self.keeper.routes):
+                    route = context.original_route
+                    if not isinstance(route, APIRoute) or context.path is None:
+                        continue
+                    regex, path_format, _ = compile_path(context.path)
+                    documented = path_format if route.include_in_schema else None
+                    found.append((regex, set(context.methods or ()), documented))
+            self._compiled = found
         return self._compiled
 
     def _template(self, scope: Scope) -> str | None:
@@ -130,15 +154,10 @@ class AnswersMatchDocument:
 
     def _document(self) -> dict[str, Any]:
         """The Keeper's document, generated once for all Keepers of the same routes and auth."""
-        if self._document_key is None:
-            routes = tuple(
-                (context.path, tuple(sorted(context.methods or ())))
-                for context in iter_route_contexts(self.keeper.routes)
-            )
-            self._document_key = (self.keeper.state.keeper.settings.keeper.auth.mode, routes)
-        found = _DOCUMENTS.get(self._document_key)
+        key = self._routes_key()
+        found = _DOCUMENTS.get(key)
         if found is None:
-            found = _DOCUMENTS[self._document_key] = self.keeper.openapi()
+            found = _DOCUMENTS[key] = self.keeper.openapi()
         return found
 
     def _validator(

@@ -16,12 +16,12 @@ import click
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from packages.keeper.tests.conftest import Keys
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.access_commands import grant, key
 from lorebase_keeper.access_commands import principal as principal_command
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

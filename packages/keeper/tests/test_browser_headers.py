@@ -11,13 +11,14 @@ from contextlib import asynccontextmanager
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import Keys, api_key_settings
+from packages.keeper.tests.conftest import api_key_settings
 from packages.keeper.tests.test_app import assert_problem
 from pydantic import ValidationError
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.browser_headers import API_CSP
 from lorebase_keeper.server import server_config
+from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import HttpSettings
 from lorebase_store import Store
 

@@ -13,13 +13,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
-from packages.keeper.tests.conftest import Keys
 from packages.keeper.tests.test_app import assert_problem
 from packages.keeper.tests.test_sessions import SIGN_IN, session_settings
 
 from lorebase_core.sessions import CSRF_HEADER
 from lorebase_keeper.app import create_app
 from lorebase_keeper.csrf import SAFE_METHODS
+from lorebase_keeper.testing import Keys
 from lorebase_store import Store
 from lorebase_store.testing import every_row
 

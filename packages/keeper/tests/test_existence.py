@@ -16,11 +16,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import Keys
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes

@@ -17,10 +17,10 @@ import anyio
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import Keys, make_keys
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import Keys, make_keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes, statements_run
@@ -63,7 +63,7 @@ def rename(store: Store, name: str) -> str:
 async def served_from_memory(http: httpx.AsyncClient, store: Store, path: str) -> httpx.Response:
     """GET `path` until the answer comes from memory (on PostgreSQL that starts once the
     listener of change notices has connected), and return that answer."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while True:
         with statements_run(store) as seen:
             response = await http.get(path)
@@ -132,7 +132,7 @@ async def test_a_commit_in_this_process_or_another_is_seen_by_the_next_read(
             assert (await http.get(S_1001)).json()["values"]["city"] == "Renamed here"
             assert await settled_name() == ("Renamed here", head)
             head = rename(other, "Renamed elsewhere")
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 60
             while (await http.get(S_1001)).json()["values"]["city"] != "Renamed elsewhere":
                 assert time.monotonic() < deadline, "a commit of another engine was never seen"
                 await anyio.sleep(0.02)
@@ -218,7 +218,7 @@ async def test_the_listener_lives_with_the_server_not_with_a_request(
     async with running(fast_settings(), supply) as app, client_of(app, keys.admin) as http:
         await served_from_memory(http, supply, S_1001)
         assert listening_connections(database_url) == 1
-    deadline = time.monotonic() + 5  # the server's backend ends just after the client closes
+    deadline = time.monotonic() + 60  # the server's backend ends just after the client closes
     while listening_connections(database_url) != 0:
         assert time.monotonic() < deadline, "the listener outlived the server"
         await anyio.sleep(0.05)

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 import pytest
-from packages.keeper.tests.conftest import Keys, make_keys, supply_with_operations
+from packages.keeper.tests.conftest import supply_with_operations
 from packages.keeper.tests.test_app import assert_problem
 from packages.keeper.tests.test_feed_changes import part_cost, risk
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import Keys, make_keys, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -232,11 +233,12 @@ def test_a_commit_through_another_keeper_reaches_the_stream(
             served(supply, feed_settings(poll_interval_s=interval)) as client,
             opened(client, keys.viewer) as stream,
         ):
-            time.sleep(0.2)  # lets the listener connect: a NOTIFY before LISTEN is not heard
+            if supply.backend == "postgresql":  # a NOTIFY before LISTEN is not heard
+                wait_until_listening(database_url)
             began = time.monotonic()
             made = risk(other, 63)
             assert stream.event().data["revision"] == made
-            assert time.monotonic() - began < 5.0
+            assert time.monotonic() - began < 15.0, "woken by the 30 s poll, not by the NOTIFY"
     finally:
         other.close()
 
@@ -307,6 +309,19 @@ def test_a_client_gone_before_reading_gives_its_slot_back(supply: Store, keys: K
             with socket.create_connection((address.host, address.port)) as raw:
                 raw.sendall(request)
         assert wait_for_a_slot(client, keys.viewer)  # the viewer's own slot is free again
+
+
+def wait_until_listening(database_url: str, within_s: float = 60.0) -> None:
+    """Wait until a connection to the database LISTENs (Keeper's notices, on PostgreSQL)."""
+    deadline = time.monotonic() + within_s
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        while not connection.execute(LISTENING).fetchone():
+            assert time.monotonic() < deadline, f"nothing LISTENs within {within_s} s"
+            time.sleep(0.05)
+
+
+LISTENING = """SELECT 1 FROM pg_stat_activity
+WHERE datname = current_database() AND query ILIKE 'LISTEN %' AND pid <> pg_backend_pid()"""
 
 
 def wait_for_a_slot(client: httpx.Client, key: str, within_s: float = 5.0) -> bool:

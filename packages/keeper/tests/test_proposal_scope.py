@@ -21,11 +21,12 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import Keys, supply_with_operations
+from packages.keeper.tests.conftest import supply_with_operations
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.paging import encode_cursor
+from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

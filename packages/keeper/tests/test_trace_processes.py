@@ -138,7 +138,11 @@ def test_a_keeper_killed_mid_batch_corrupts_nothing(database_url: str, tmp_path:
         ):
             hammering = threading.Thread(target=_hammer, args=(url, key, "killed", 4000, 4))
             hammering.start()
-            time.sleep(2.5)
+            deadline = time.monotonic() + 120  # a loaded machine is slow; a condition, not a nap
+            while store.trace_session("usr_admin", "killed") is None:  # a batch is in
+                assert hammering.is_alive(), "the calls ended before a batch was written"
+                assert time.monotonic() < deadline, "no batch written within 120 s"
+                time.sleep(0.05)
             process.send_signal(signal.SIGKILL)
             process.wait(timeout=20)
             hammering.join()

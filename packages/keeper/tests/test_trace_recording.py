@@ -17,10 +17,10 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import Keys
 
 from lorebase_core.values import format_datetime
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import Keys
 from lorebase_keeper.trace.recorder import DROPPED, RECORDED
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, StoredStep, TraceStep
@@ -462,8 +462,8 @@ async def test_the_writer_prunes_steps_past_retention(
     assert supply.trace_session("usr_admin", "old") is not None
     keeper = traced(prune_interval_s=0.05)
     await keeper.http.get(f"{API}/schema", headers=keeper.headers(**opt_in("new")))
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while supply.trace_session("usr_admin", "old") is not None:
-        assert time.monotonic() < deadline, "the writer did not prune within 10 s"
+        assert time.monotonic() < deadline, "the writer did not prune within 60 s"
         await asyncio.sleep(0.05)
     assert len(keeper.steps("new")) == 1

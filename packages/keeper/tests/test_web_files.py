@@ -8,12 +8,13 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import Keys, api_key_settings
+from packages.keeper.tests.conftest import api_key_settings
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.errors import UnsafeSettings
 from lorebase_keeper.app import create_app
 from lorebase_keeper.browser_headers import API_CSP, WEB_CSP
+from lorebase_keeper.testing import Keys
 from lorebase_store import Store
 
 INDEX = b"<!doctype html><title>Lorebase</title><script src=/assets/app.js></script>"

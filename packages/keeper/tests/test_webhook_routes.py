@@ -5,7 +5,6 @@ from __future__ import annotations
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import Keys
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import UpsertRecord
@@ -13,6 +12,7 @@ from lorebase_core.errors import ClearanceForbidden
 from lorebase_keeper.app import create_app
 from lorebase_keeper.authz import Principal
 from lorebase_keeper.routes.webhooks import _require_clearances
+from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import GrantInfo, OutgoingDelivery, SendResult, Store, deliver_pending
 from lorebase_store.testing import change_request

@@ -62,7 +62,7 @@ def start_receiver(secret: str, port: int, tmp_path: Path) -> subprocess.Popen[s
     process = subprocess.Popen(
         [sys.executable, str(script)], env=env, stdout=subprocess.PIPE, text=True
     )
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     while True:
         try:
             httpx.get(f"http://127.0.0.1:{port}/", timeout=1.0)  # any answer: it listens

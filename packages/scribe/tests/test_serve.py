@@ -30,10 +30,12 @@ def keeper_env() -> dict[str, str]:
 def wait_for(
     log: Path, pattern: re.Pattern[str], process: subprocess.Popen[bytes]
 ) -> re.Match[str]:
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while (found := pattern.search(log.read_text())) is None:
         assert process.poll() is None, log.read_text()
-        assert time.monotonic() < deadline, f"no {pattern.pattern!r} within 60 s: {log.read_text()}"
+        assert time.monotonic() < deadline, (
+            f"no {pattern.pattern!r} within 120 s: {log.read_text()}"
+        )
         time.sleep(0.05)
     return found
 
@@ -73,13 +75,14 @@ def test_serve_with_scribe_makes_coverage_exact_and_stops_with_keeper(
     process = start_keeper(log, "--scribe", "--database", database_url)
     try:
         url = wait_for(log, LISTENING, process).group(1)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # generous: a loaded machine recounts late
         while (kind := coverage_of_authors(url))["approximate"]:
-            assert time.monotonic() < deadline, "Scribe in Keeper did not recount within 30 s"
+            assert time.monotonic() < deadline, "Scribe in Keeper did not recount within 120 s"
             time.sleep(0.05)
         assert kind["as_of"] == library.branch("library", "main").head_revision
         assert "Scribe runs in this process as 'in-keeper'" in log.read_text()
-        assert "job statistics_recount domain=library outcome=done" in log.read_text()
+        # the job's line is written after its commit, which coverage may see first
+        wait_for(log, re.compile(r"job statistics_recount domain=library outcome=done"), process)
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0, log.read_text()
         assert "Scribe stopped" in log.read_text()

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.anyio
 
 async def _settled(heads: HeadWatch) -> tuple[int, int]:
     """The token once it can be told (PostgreSQL: once the listener has connected)."""
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while (token := heads.token()) is None:
         assert time.monotonic() < deadline, "the token never became known"
         await asyncio.sleep(0.02)
@@ -24,7 +24,7 @@ async def _settled(heads: HeadWatch) -> tuple[int, int]:
 
 
 async def _changed(heads: HeadWatch, token: tuple[int, int], what: str) -> tuple[int, int]:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while (now := heads.token()) == token or now is None:
         assert time.monotonic() < deadline, f"{what} never changed the token"
         await asyncio.sleep(0.02)

@@ -1,7 +1,7 @@
 """Helpers for tests that meet Keeper over real HTTP: a Keeper app under uvicorn on loopback
 (`serve_in_thread`), a Keeper with an imported Domain and the demo's principals
-(`demo_keeper`), and a real OpenID Connect provider on loopback (`OidcProvider`,
-tests/oidc/provider.mjs)."""
+(`demo_keeper`), the principals and API keys of Keeper's own tests (`make_keys`), and a real
+OpenID Connect provider on loopback (`OidcProvider`, tests/oidc/provider.mjs)."""
 
 from __future__ import annotations
 
@@ -38,9 +38,11 @@ __all__ = [
     "OIDC_AUDIENCE",
     "OIDC_REDIRECT_URI",
     "DemoKeeper",
+    "Keys",
     "OidcProvider",
     "demo_keeper",
     "free_port",
+    "make_keys",
     "serve_in_thread",
 ]
 
@@ -76,6 +78,43 @@ def serve_in_thread(
     finally:
         server.should_exit = True
         thread.join(timeout=30)
+
+
+@dataclass(frozen=True)
+class Keys:
+    """The API keys of the principals `make_keys` gives the supply Domain."""
+
+    admin: str
+    viewer: str
+    supplier: str
+    agent: str
+
+    @staticmethod
+    def header(key: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {key}"}
+
+
+def make_keys(store: Store) -> Keys:
+    """Principals with an API key each, on a store holding the supply example: `usr_admin`
+    (admin), `usr_viewer` (viewer, no clearances), `usr_supplier` (viewer narrowed to Supplier)
+    and the service `svc_agent` (editor on agent/* only, viewer on main)."""
+
+    def principal(name: str, kind: str = "user") -> str:
+        store.ensure_principal(name, principal_type="service" if kind == "service" else "user")
+        return store.create_key(name).secret
+
+    keys = Keys(
+        principal("usr_admin"),
+        principal("usr_viewer"),
+        principal("usr_supplier"),
+        principal("svc_agent", "service"),
+    )
+    store.add_grant("usr_admin", domain="supply", role="admin")
+    store.add_grant("usr_viewer", domain="supply", role="viewer")
+    store.add_grant("usr_supplier", domain="supply", role="viewer", kinds=["Supplier"])
+    store.add_grant("svc_agent", domain="supply", role="viewer", branch="main")
+    store.add_grant("svc_agent", domain="supply", role="editor", branch="agent/*")
+    return keys
 
 
 @dataclass(frozen=True)

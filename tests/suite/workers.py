@@ -1,0 +1,64 @@
+"""How the suite shares two cores (docs/testing.md): groups, order, time limits, a quick exit.
+
+`make pytest` runs pytest-xdist with `--dist loadgroup`: each test goes to whichever worker is
+free, except the tests of a group, which all run in one worker so that the group's session
+fixtures start once:
+
+- `model`: the tests marked `model` share one llama.cpp server (2-2.5 GB, minutes of work);
+- `web`: the browser tests (tests/web) share one Keeper (with Scribe) and Guide.
+
+Everything else, the real OpenID Connect provider's tests included, spreads over the workers
+(each worker starts its own provider and shared Keepers: a second or two each).
+
+Grouped tests run first, so that their long runs overlap the rest instead of ending the run
+on one busy worker. A test marked `model` may take 15 minutes (pytest-timeout), every other
+one the `timeout` of pyproject.toml; a hang fails with the stacks of every thread.
+
+At the end of the session the heap is frozen (`gc.freeze`): the interpreter's last garbage
+collections then skip the gigabytes the suite leaves behind instead of walking them for
+minutes after the summary.
+"""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+MODEL_TIMEOUT_S = 900
+"""The limit of a test marked `model`: a real model on a loaded 2-core machine is slow."""
+
+GROUPS = {"model": 0, "web": 1}
+"""The groups, in the order they start."""
+
+
+def group_of(item: pytest.Item) -> str | None:
+    if item.get_closest_marker("model") is not None:
+        return "model"
+    if item.get_closest_marker("web") is not None:
+        return "web"
+    return None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups for xdist, grouped tests first (in their order), longer limits for `model`."""
+    groups = {id(item): group_of(item) for item in items}
+    for item in items:
+        group = groups[id(item)]
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+        if group == "model" and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(MODEL_TIMEOUT_S))
+    if getattr(config.option, "dist", "no") == "loadgroup":
+        order = {id(item): (GROUPS.get(groups[id(item)] or "", len(GROUPS))) for item in items}
+        items.sort(key=lambda item: order[id(item)])  # stable: each group keeps its order
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "xdist_group(name): run in the worker of this group")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    gc.freeze()
