@@ -62,9 +62,12 @@ typecheck: ## mypy strict on the packages
 
 # pytest-xdist on every core (`--dist loadgroup`: the model, browser and OIDC tests each keep to
 # one worker; tests/suite/workers.py), the 25 slowest tests printed at the end (docs/testing.md).
+# The tests' files in memory when the machine has a tmpfs: SQLite copies and logs are written
+# by every test (a test that passed leaves nothing behind: tmp_path_retention_policy).
 PYTEST_WORKERS ?= auto
+PYTEST_BASETEMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm/lorebase-pytest-$$(id -u))
 pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
-	$(RUN) pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25
+	$(RUN) pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25 $(if $(PYTEST_BASETEMP),--basetemp=$(PYTEST_BASETEMP))
 
 test-counts: ## record how many tests a whole run collects (tests/suite/collection-counts.json)
 	$(RUN) pytest -q --collect-only --record-collection-counts >/dev/null

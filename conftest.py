@@ -1,10 +1,9 @@
 """Fixtures every package's tests share: a real database on each backend, a real chat model.
 
-Each test gets a fresh SQLite file, and, when LOREBASE_TEST_POSTGRES_DSN is set, a
-PostgreSQL database of its own, copied from a template when it starts migrated or holding the
-supply example (a copy its test left unchanged serves the next test of that template; any
-other is dropped). Without the DSN the PostgreSQL cases skip with a reason, except in CI
-(CI=true), where a missing DSN is an error: CI must run them.
+Each test gets a fresh SQLite file, and, when LOREBASE_TEST_POSTGRES_DSN is set, a fresh
+PostgreSQL database (dropped afterwards), copied from a template when it starts migrated or
+holding the supply example. Without the DSN the PostgreSQL cases skip with a reason,
+except in CI (CI=true), where a missing DSN is an error: CI must run them.
 
 Tests marked `model` talk to a real chat model: `local_model` is llama.cpp's server on loopback
 serving the GGUF of `local_model_path()` (`bash scripts/fetch-model.sh` fetches it), one per
@@ -25,13 +24,11 @@ import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
 import sqlean
-from tests.suite.databases import Fingerprint, fingerprint, unchanged
 
 from lorebase_inference.testing import LocalModelServer, local_model_path
 from lorebase_keeper.testing import Keys, OidcProvider, make_keys
@@ -63,9 +60,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     `principals` (then holding them too): such a database is a copy of a template made once per
     session (a file copy on SQLite, `CREATE DATABASE ... TEMPLATE` on PostgreSQL), since
     migrating and importing again for each of thousands of tests would take most of the suite's
-    time. On PostgreSQL a copy costs a few tenths of a second of the server's time, so a copy
-    that its test left exactly as it was (`tests.suite.databases.unchanged`) serves the next test of the same
-    template instead of being dropped.
+    time (a copy takes 15 ms on PostgreSQL when its data is in memory: scripts/start-postgres.sh).
     """
     wanted = _template_of(request)
     if request.param == "sqlite":
@@ -78,21 +73,12 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         if os.environ.get("CI"):
             pytest.fail("CI must run the PostgreSQL tests: LOREBASE_TEST_POSTGRES_DSN is not set")
         pytest.skip("set LOREBASE_TEST_POSTGRES_DSN to run the PostgreSQL cases (.ci/run does)")
+    name = f"lbt_{uuid.uuid4().hex[:16]}"
     template = _postgres_template(wanted)
-    spares = _SPARES.setdefault(template, [])
-    if spares:
-        name = spares.pop()
-        _DATABASES["reused"] += 1
-    else:
-        name = f"lbt_{uuid.uuid4().hex[:16]}"
-        with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
-            # FILE_COPY: PostgreSQL 15's default (WAL_LOG) writes every page to the WAL too
-            connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
-        _DATABASES["created"] += 1
+    with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
+        # FILE_COPY: PostgreSQL 15's default (WAL_LOG) also writes every page to the WAL
+        connection.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
     yield _postgres_url(name)
-    if unchanged(_postgres_url(name), _FINGERPRINTS[template]):
-        spares.append(name)
-        return
     with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
         connection.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
@@ -110,15 +96,6 @@ _TEMPLATES: dict[tuple[str, object], str] = {}
 
 _KEYS: dict[tuple[str, tuple[str, ...]], Keys] = {}
 """The API keys `make_keys` made in each template holding `principals`, by backend and contents."""
-
-_SPARES: dict[str, list[str]] = {}
-"""PostgreSQL databases left as their template made them, by template, for the next tests."""
-
-_FINGERPRINTS: dict[str, Fingerprint] = {}
-"""What each PostgreSQL template holds (`tests.suite.databases.fingerprint`), by name."""
-
-_DATABASES = {"created": 0, "reused": 0}
-"""How many PostgreSQL databases this process copied from a template, and how many it reused."""
 
 
 def _fill(url: str, contents: tuple[str, ...]) -> Keys | None:
@@ -170,8 +147,6 @@ def _postgres_template(contents: tuple[str, ...] | None) -> str:
                 connection.execute(f"CREATE EXTENSION IF NOT EXISTS {extension}")
         if contents is not None:
             _keep_keys("postgresql", contents, _fill(_postgres_url(found), contents))
-        with psycopg.connect(_postgres_url(found), autocommit=True) as connection:
-            _FINGERPRINTS[found] = fingerprint(connection)
         _TEMPLATES[("postgresql", what)] = found
     return found
 
@@ -182,33 +157,13 @@ def _postgres_url(database: str) -> str:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Drop this session's PostgreSQL templates and the copies kept for reuse (an xdist worker
-    reports its numbers of copies to the controller, which prints them)."""
-    output = getattr(session.config, "workeroutput", None)
-    if output is not None:
-        output["lorebase_databases"] = dict(_DATABASES)
+    """Drop this session's PostgreSQL templates."""
     templates = [name for (backend, _), name in _TEMPLATES.items() if backend == "postgresql"]
     if not templates or not POSTGRES_DSN:
         return
-    spares = [name for names in _SPARES.values() for name in names]
     with psycopg.connect(POSTGRES_DSN, autocommit=True) as connection:
-        for name in [*spares, *templates]:
+        for name in templates:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_testnodedown(node: Any, error: object) -> None:
-    """An xdist worker is done: add its numbers of PostgreSQL copies to the controller's."""
-    for what, number in getattr(node, "workeroutput", {}).get("lorebase_databases", {}).items():
-        _DATABASES[what] += number
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    if _DATABASES["created"] or _DATABASES["reused"]:
-        terminalreporter.write_line(
-            f"PostgreSQL test databases: {_DATABASES['created']} copied from a template, "
-            f"{_DATABASES['reused']} reused unchanged"
-        )
 
 
 @pytest.fixture

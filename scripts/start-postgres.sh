@@ -5,7 +5,8 @@
 #   CLUSTER_NAME  default $LOREBASE_PG_CLUSTER or "lorebase_test"
 #   PORT          default $LOREBASE_PG_PORT or 55432
 #
-# Creates the cluster if needed (listening on 127.0.0.1 only, fsync off: for tests only),
+# Creates the cluster if needed (listening on 127.0.0.1 only, fsync off, its data on tmpfs
+# when /dev/shm has room: for tests only),
 # starts it if it is down, ensures the role and database "lorebase" (password "lorebase")
 # and the extensions vector and pg_trgm, then prints exactly one line to stdout:
 #   postgresql://lorebase:lorebase@127.0.0.1:PORT/lorebase
@@ -54,6 +55,19 @@ psql_admin() {
         runuser -u postgres -- psql 9>&- -X -q -v ON_ERROR_STOP=1 -h "$SOCKET_DIR" -p "$PORT" -d "$db" "$@")
 }
 
+# The cluster's data in memory (tmpfs) when the machine has one with room: on these machines'
+# virtual disks a CREATE DATABASE ... TEMPLATE of the tests took 0.3-0.6 s, on tmpfs 0.015 s.
+# A throwaway cluster loses nothing it needs to keep. LOREBASE_PG_MEMORY_DISK=0 keeps it on disk.
+MEMORY_DISK=/dev/shm
+memory_disk() {
+    [ "${LOREBASE_PG_MEMORY_DISK:-1}" != 0 ] || return 1
+    [ -d "$MEMORY_DISK" ] && [ -w "$MEMORY_DISK" ] || return 1
+    [ "$(stat -f -c %T "$MEMORY_DISK" 2>/dev/null)" = tmpfs ] || return 1
+    local free_kb
+    free_kb="$(df -Pk "$MEMORY_DISK" | awk 'NR == 2 { print $4 }')"
+    [ "${free_kb:-0}" -ge $((4 * 1024 * 1024)) ] # 4 GiB free at least
+}
+
 write_conf() {
     local want
     want="# Written by scripts/start-postgres.sh: a throwaway cluster for tests only.
@@ -85,10 +99,28 @@ main() {
 
     local line
     line="$(cluster_line)"
+    if [ -n "$line" ]; then
+        local datadir why=""
+        datadir="$(awk '{print $6}' <<<"$line")"
+        if [ ! -d "$datadir" ]; then
+            why="lost its data directory (in memory, and the machine restarted)"
+        elif [[ "$datadir" != "$MEMORY_DISK"/* ]] && memory_disk; then
+            why="keeps its data on disk, where copying a database takes 30 times longer"
+        fi
+        if [ -n "$why" ]; then # a throwaway cluster: made again, in memory
+            log "cluster ${PG_MAJOR}/${NAME} ${why}: dropping it to create it again"
+            run_quiet pg_dropcluster --stop "$PG_MAJOR" "$NAME" || die "pg_dropcluster failed"
+            line=""
+        fi
+    fi
     if [ -z "$line" ]; then
-        log "creating cluster ${PG_MAJOR}/${NAME} on port ${PORT}"
+        local data=()
+        if memory_disk; then
+            data=(--datadir "${MEMORY_DISK}/lorebase-postgres-${NAME}")
+        fi
+        log "creating cluster ${PG_MAJOR}/${NAME} on port ${PORT} ${data[*]}"
         run_quiet pg_createcluster "$PG_MAJOR" "$NAME" --port "$PORT" --start-conf manual \
-            --locale C.UTF-8 --encoding UTF8 || die "pg_createcluster failed"
+            --locale C.UTF-8 --encoding UTF8 "${data[@]}" || die "pg_createcluster failed"
         write_conf || true
         line="$(cluster_line)"
         [ -n "$line" ] || die "cluster ${PG_MAJOR}/${NAME} not listed after pg_createcluster"

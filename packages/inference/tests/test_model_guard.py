@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -139,9 +138,10 @@ def test_the_guard_says_why(outcomes: dict[str, tuple[str, str]]) -> None:
     assert "must not reach a real model" in output
 
 
-def test_the_root_conftest_loads_the_guard() -> None:
-    conftest = Path(__file__).resolve().parents[3] / "conftest.py"
-    assert 'pytest_plugins = ["lorebase_inference.model_guard"]' in conftest.read_text()
+def test_the_root_conftest_loads_the_guard(pytestconfig: pytest.Config) -> None:
+    """Loaded by the root conftest.py's `pytest_plugins`, in every process of the run (each
+    pytest-xdist worker loads it too)."""
+    assert pytestconfig.pluginmanager.has_plugin("lorebase_inference.model_guard")
 
 
 @pytest.mark.parametrize(

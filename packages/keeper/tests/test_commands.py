@@ -1,17 +1,21 @@
-"""The lorebase program as a user runs it: real processes, a real database, real HTTP."""
+"""The lorebase program as a user runs it: a real database, real HTTP, and a real process for
+each command (the other cases run it in process, with click's CliRunner)."""
 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from click.testing import CliRunner
 
+from lorebase_client.cli import main
 from lorebase_core.changes import UpsertRecord
+from lorebase_keeper.testing import free_port
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes
 
@@ -20,8 +24,25 @@ SUPPLY = ROOT / "examples" / "supply"
 LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
 
 
-def run(*args: str, database: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
+@dataclass(frozen=True)
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args: str, database: str, process: bool = False) -> Ran:
+    """`lorebase ARGS --database DATABASE`: in this process (click's CliRunner), or as a real
+    process of the installed program (`process=True`: one test per command does, since
+    starting one costs a second or more)."""
+    if not process:
+        result = CliRunner().invoke(
+            main, [*args, "--database", database], env={"LOREBASE_CONFIG": ""}
+        )
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return Ran(result.exit_code, result.stdout, result.stderr)
+    done = subprocess.run(
         [*LOREBASE, *args, "--database", database],
         capture_output=True,
         text=True,
@@ -29,19 +50,21 @@ def run(*args: str, database: str) -> subprocess.CompletedProcess[str]:
         check=False,
         env={**os.environ, "LOREBASE_CONFIG": ""},
     )
+    return Ran(done.returncode, done.stdout, done.stderr)
 
 
 def test_import_then_log_show_the_supply_revisions(database_url: str) -> None:
-    imported = run("import", str(SUPPLY), database=database_url)
+    """Real processes of the installed program, for `import` and `log`."""
+    imported = run("import", str(SUPPLY), database=database_url, process=True)
     assert imported.returncode == 0, imported.stderr
     assert "Domain 'supply' created" in imported.stdout
     assert "Raise the risk of S-1001" in imported.stdout
-    log = run("log", "supply", database=database_url)
+    log = run("log", "supply", database=database_url, process=True)
     assert log.returncode == 0, log.stderr
     lines = log.stdout.splitlines()
     assert lines[-1].endswith("usr_loader: Import the supply example data")
     assert "operation usr_editor: Raise the risk of S-1001" in lines[-2]
-    again = run("import", str(SUPPLY), "--create-only", database=database_url)
+    again = run("import", str(SUPPLY), "--create-only", database=database_url, process=True)
     assert again.returncode == 0
     assert "nothing imported" in again.stdout
 
@@ -91,21 +114,15 @@ def test_a_refused_import_prints_every_problem_and_exits_1(tmp_path: Path) -> No
     (broken / "schema.yaml").write_text((SUPPLY / "schema.yaml").read_text())
     (broken / "data" / "Plant.csv").write_text("plant_code,name,city,country\nPL-01,,Poznan,pl\n")
     database = f"sqlite:///{tmp_path / 'db.sqlite'}"
-    result = run("import", str(broken), database=database)
+    result = run("import", str(broken), database=database, process=True)
     assert result.returncode == 1
     assert "nothing was written" in result.stderr
     assert "data/Plant.csv:2" in result.stderr
     assert run("log", "supply", database=database).returncode == 1
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_serve_answers_on_loopback(tmp_path: Path) -> None:
-    port = _free_port()
+    port = free_port()
     database = f"sqlite:///{tmp_path / 'db.sqlite'}"
     output = tmp_path / "keeper.log"
     with output.open("w") as log:

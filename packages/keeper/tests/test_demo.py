@@ -7,7 +7,6 @@ write opens a Proposal, the agent cannot approve it, the reviewer approves and m
 from __future__ import annotations
 
 import os
-import socket
 import stat
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from lorebase_keeper.demo import (
     read_profiles,
     setup_demo,
 )
+from lorebase_keeper.testing import free_port
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -254,12 +254,6 @@ def test_the_demo_command_without_the_import_says_what_to_run(
     assert "import it first (`lorebase import examples/supply`)" in result.stderr
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_the_demo_serves_with_api_keys_on_loopback(tmp_path: Path) -> None:
     database = f"sqlite:///{tmp_path / 'db.sqlite'}"
     imported = subprocess.run(
@@ -271,7 +265,7 @@ def test_the_demo_serves_with_api_keys_on_loopback(tmp_path: Path) -> None:
         env={**os.environ, "LOREBASE_CONFIG": ""},
     )
     assert imported.returncode == 0, imported.stderr
-    port, profiles = _free_port(), tmp_path / "profiles.toml"
+    port, profiles = free_port(), tmp_path / "profiles.toml"
     output = tmp_path / "keeper.log"
     with output.open("w") as log:
         process = subprocess.Popen(

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +20,7 @@ import httpx
 import sqlean
 
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import free_port
 from lorebase_keeper.trace.recorder import DROPPED, RECORDED
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
@@ -32,18 +32,12 @@ LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
 SCHEMA_URL = "/api/v1/domains/supply/schema"
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def keeper_process(
     database: str, tmp_path: Path, **trace: object
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """`lorebase serve` on a free port with keeper.trace settings from the environment."""
-    port = _free_port()
+    port = free_port()
     environment = {**os.environ, "LOREBASE__KEEPER__TRACE__ENABLED": "true"}
     for name, value in trace.items():
         environment[f"LOREBASE__KEEPER__TRACE__{name.upper()}"] = str(value).lower()
