@@ -60,14 +60,15 @@ imports: ## the import contracts of .importlinter (which package may import whic
 typecheck: ## mypy strict on the packages
 	$(RUN) mypy
 
-# pytest-xdist on every core (`--dist loadgroup`: the model, browser and OIDC tests each keep to
-# one worker; tests/suite/workers.py), the 25 slowest tests printed at the end (docs/testing.md).
+# pytest-xdist on every core (`--dist loadgroup`: the model tests and the browser tests each keep to
+# one worker; tests/suite/workers.py), the 25 slowest tests printed at the end and every time
+# in test-results/pytest.xml (scripts/test-breakdown.py sums it per package; docs/testing.md).
 # The tests' files in memory when the machine has a tmpfs: SQLite copies and logs are written
 # by every test (a test that passed leaves nothing behind: tmp_path_retention_policy).
 PYTEST_WORKERS ?= auto
 PYTEST_BASETEMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm/lorebase-pytest-$$(id -u))
 pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
-	$(RUN) pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25 $(if $(PYTEST_BASETEMP),--basetemp=$(PYTEST_BASETEMP))
+	$(RUN) pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25 --junitxml=test-results/pytest.xml $(if $(PYTEST_BASETEMP),--basetemp=$(PYTEST_BASETEMP))
 
 test-counts: ## record how many tests a whole run collects (tests/suite/collection-counts.json)
 	$(RUN) pytest -q --collect-only --record-collection-counts >/dev/null

@@ -74,12 +74,8 @@ def differences(recorded: Counts, collected: Counts) -> list[str]:
 def _whole_run(config: pytest.Config) -> bool:
     """No selection narrowed what was collected."""
     option = config.option
-    given = [str(arg) for arg in config.invocation_params.args if not str(arg).startswith("-")]
-    testpaths = config.getini("testpaths")
-    paths = [arg for arg in given if Path(arg).exists() or "::" in arg]
-    narrowed = paths and sorted(paths) != sorted(testpaths)
     return not (
-        narrowed
+        config.args_source != pytest.Config.ArgsSource.TESTPATHS  # paths were given
         or option.keyword
         or option.markexpr
         or getattr(option, "lf", False)
