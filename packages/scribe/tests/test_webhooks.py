@@ -31,6 +31,9 @@ from lorebase_store import OutgoingDelivery, SendResult
 pytestmark = pytest.mark.anyio
 
 TIMEOUT_S = 0.5
+SLACK_S = 5.0
+"""Room for a loaded machine past the timeout: still far below what ignoring it would take (a
+receiver that never answers, a host lookup of 30 s)."""
 BODY = b'{"sequence":7,"type":"revision.committed"}'
 
 
@@ -173,7 +176,7 @@ async def test_a_receiver_fault_only_fails_the_attempt(fault: str, says: str) ->
     assert result.status is None
     assert result.error is not None
     assert result.error.startswith(says.format(port=faulty.port)), result.error
-    assert elapsed < TIMEOUT_S + 0.4
+    assert elapsed < TIMEOUT_S + SLACK_S
     assert len(faulty.requests) == 1
 
 
@@ -219,7 +222,7 @@ async def test_a_slow_host_lookup_counts_in_the_attempt(receiver: Receiver) -> N
     async with HttpxSender(_settings(), resolver=resolver) as sender:
         started = time.monotonic()
         result = await sender.send(_delivery(f"http://slow.test:{receiver.port}/"))
-    assert time.monotonic() - started < TIMEOUT_S + 0.4
+    assert time.monotonic() - started < TIMEOUT_S + SLACK_S
     assert (
         result.error == "the host lookup of 'slow.test' took longer than 0.5 s (webhooks.timeout_s)"
     )
@@ -240,7 +243,7 @@ async def test_attempts_run_side_by_side_within_the_timeout() -> None:
                 *(sender.send(_delivery(f"{silent.url}/")) for _ in range(4))
             )
     assert all(result.status is None for result in results)
-    assert time.monotonic() - started < TIMEOUT_S + 0.4
+    assert time.monotonic() - started < 3 * TIMEOUT_S  # one at a time: 4 * TIMEOUT_S
 
 
 async def _send_over_tls(
