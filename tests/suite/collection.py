@@ -1,4 +1,4 @@
-"""The collection check: a whole run collects at least the tests recorded, per package and backend.
+"""The collection check: a whole run collects the tests recorded, per package and backend.
 
 Speed must come from cheaper setup and both cores, never from fewer cases (docs/testing.md).
 `tests/suite/collection-counts.json` records how many tests a whole run collects, per package
@@ -83,10 +83,18 @@ def _whole_run(config: pytest.Config) -> bool:
     )
 
 
-def check(config: pytest.Config, node_ids: list[str]) -> None:
-    """Record the counts, or fail the run when a whole run collected other counts."""
+def check(config: pytest.Config, node_ids: list[str], *, errors: bool = False) -> None:
+    """Record the counts, or fail the run when a whole run collected other counts. A run whose
+    collection failed somewhere (`errors`) is left to report that error, and records nothing."""
+    if errors:
+        return
     collected = count(node_ids)
     if config.getoption("record_collection_counts"):
+        if not _whole_run(config):
+            raise pytest.UsageError(
+                "--record-collection-counts records a whole run: no paths, -k, -m, --lf or "
+                "--deselect"
+            )
         COUNTS.write_text(json.dumps(collected, indent=2, sort_keys=True) + "\n")
         return
     if not _whole_run(config) or not COUNTS.is_file():
@@ -106,7 +114,7 @@ def check(config: pytest.Config, node_ids: list[str]) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     if getattr(session.config, "workerinput", None) is not None:
         return  # an xdist worker: its controller (which collects nothing itself) checks
-    check(session.config, [item.nodeid for item in session.items])
+    check(session.config, [item.nodeid for item in session.items], errors=session.testsfailed > 0)
 
 
 class XdistController:
@@ -115,12 +123,17 @@ class XdistController:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.checked = False
+        self.errors = False
+
+    @pytest.hookimpl
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        self.errors = self.errors or report.failed  # a worker's, reported before it finishes
 
     @pytest.hookimpl
     def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         if not self.checked:
             self.checked = True
-            check(self.config, ids)
+            check(self.config, ids, errors=self.errors)
 
 
 def pytest_configure(config: pytest.Config) -> None:
