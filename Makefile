@@ -63,10 +63,10 @@ typecheck: ## mypy strict on the packages
 # pytest-xdist on every core (`--dist loadgroup`: the model tests and the browser tests each keep to
 # one worker; tests/suite/workers.py), the 25 slowest tests printed at the end and every time
 # in test-results/pytest.xml (scripts/test-breakdown.py sums it per package; docs/testing.md).
-# The tests' files in memory when the machine has a tmpfs: SQLite copies and logs are written
+# The tests' files in memory when /dev/shm has 2 GiB free: SQLite copies and logs are written
 # by every test (a test that passed leaves nothing behind: tmp_path_retention_policy).
 PYTEST_WORKERS ?= auto
-PYTEST_BASETEMP ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && echo /dev/shm/lorebase-pytest-$$(id -u))
+PYTEST_BASETEMP ?= $(shell [ -w /dev/shm ] && df -Pk /dev/shm | awk -v d=/dev/shm/lorebase-pytest-$$(id -u) 'NR == 2 && $$4 >= 2097152 { print d }')
 pytest: ## every test (PostgreSQL ones need LOREBASE_TEST_POSTGRES_DSN)
 	$(RUN) pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=25 --junitxml=test-results/pytest.xml $(if $(PYTEST_BASETEMP),--basetemp=$(PYTEST_BASETEMP))
 
