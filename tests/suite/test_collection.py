@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from tests.suite.collection import COUNTS, count, differences
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,21 +51,49 @@ def test_the_recorded_counts_name_every_package() -> None:
     assert sum(sum(cells.values()) for cells in recorded.values()) > 6000
 
 
-def test_a_whole_run_that_collects_fewer_fails_before_any_test(tmp_path: Path) -> None:
-    """A copy of the counts with one more test than there is: pytest exits with a usage error
-    naming the cell (the real file is left alone: `--collect-only` runs against a copy)."""
-    recorded = json.loads(COUNTS.read_text())
-    recorded["packages/platform"]["any"] += 1
+TINY_SUITE = {
+    "pytest.ini": "[pytest]\ntestpaths = packages\n",
+    "packages/one/tests/test_one.py": (
+        "import pytest\n\n"
+        "@pytest.mark.parametrize('backend', ['sqlite', 'postgresql'])\n"
+        "def test_each(backend):\n    pass\n\n"
+        "def test_plain():\n    pass\n"
+    ),
+}
+"""A suite of three tests (one package: a case per backend and one without), so that the
+check's own runs start in a second instead of collecting the whole suite."""
+
+
+@pytest.mark.parametrize("workers", [["-p", "no:xdist"], ["-n", "2"]], ids=["one", "xdist"])
+@pytest.mark.parametrize(
+    ("recorded", "status", "said"),
+    [
+        pytest.param(2, 4, "packages/one any: 2 -> 1", id="fewer"),
+        pytest.param(0, 4, "packages/one any: 0 -> 1", id="more"),
+        pytest.param(1, 0, "3 passed", id="as-recorded"),
+    ],
+)
+def test_a_whole_run_is_checked_before_any_test(
+    tmp_path: Path, workers: list[str], recorded: int, status: int, said: str
+) -> None:
+    """The plugin in a real pytest run, in one process and under pytest-xdist (whose controller
+    checks what its workers collected): other counts stop the run with exit 4 naming the cell,
+    the recorded ones let it run."""
+    for name, text in TINY_SUITE.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
     counts = tmp_path / "counts.json"
-    counts.write_text(json.dumps(recorded))
+    counts.write_text(json.dumps({"packages/one": {"any": recorded, "postgresql": 1, "sqlite": 1}}))
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider"],
-        cwd=ROOT,
-        env={**os.environ, "LOREBASE_TEST_COUNTS": str(counts)},
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.suite.collection", *workers],
+        cwd=tmp_path,
+        env={**os.environ, "LOREBASE_TEST_COUNTS": str(counts), "PYTHONPATH": str(ROOT)},
         capture_output=True,
         text=True,
         check=False,
     )
-    assert done.returncode == 4, done.stdout[-2000:] + done.stderr[-2000:]
-    platform = recorded["packages/platform"]["any"]
-    assert f"packages/platform any: {platform} -> {platform - 1}" in done.stdout + done.stderr
+    output = done.stdout + done.stderr
+    assert done.returncode == status, output[-2000:]
+    assert said in output
+    if status:
+        assert "passed" not in output  # stopped before the first test

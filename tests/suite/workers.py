@@ -28,31 +28,27 @@ import pytest
 MODEL_TIMEOUT_S = 900
 """The limit of a test marked `model`: a real model on a loaded 2-core machine is slow."""
 
-GROUPS = {"model": 0, "web": 1}
+GROUPS = ("model", "web")
 """The groups, in the order they start."""
 
 
 def group_of(item: pytest.Item) -> str | None:
-    if item.get_closest_marker("model") is not None:
-        return "model"
-    if item.get_closest_marker("web") is not None:
-        return "web"
-    return None
+    return next((name for name in GROUPS if item.get_closest_marker(name) is not None), None)
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Groups for xdist, grouped tests first (in their order), longer limits for `model`."""
-    groups = {id(item): group_of(item) for item in items}
+    rank: dict[int, int] = {}
     for item in items:
-        group = groups[id(item)]
+        group = group_of(item)
+        rank[id(item)] = GROUPS.index(group) if group else len(GROUPS)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
         if group == "model" and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(MODEL_TIMEOUT_S))
     if getattr(config.option, "dist", "no") == "loadgroup":
-        order = {id(item): (GROUPS.get(groups[id(item)] or "", len(GROUPS))) for item in items}
-        items.sort(key=lambda item: order[id(item)])  # stable: each group keeps its order
+        items.sort(key=lambda item: rank[id(item)])  # stable: each group keeps its order
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -39,12 +39,12 @@ class AnswersMatchDocument:
         self.app = app
         self.keeper = keeper
         self._compiled: list[tuple[re.Pattern[str], set[str], str | None]] | None = None
-        self._document_key: tuple[object, ...] | None = None
+        self._key: tuple[object, ...] | None = None
 
     def _routes_key(self) -> tuple[object, ...]:
         """What the app's routes are made of, found without walking them: the included routers
         are the modules' own (they live as long as the process, so their ids stay theirs)."""
-        if self._document_key is None:
+        if self._key is None:
             routes = tuple(
                 (
                     type(route).__name__,
@@ -54,8 +54,8 @@ class AnswersMatchDocument:
                 )
                 for route in self.keeper.routes
             )
-            self._document_key = (self.keeper.state.keeper.settings.keeper.auth.mode, routes)
-        return self._document_key
+            self._key = (self.keeper.state.keeper.settings.keeper.auth.mode, routes)
+        return self._key
 
     def _routes(self) -> list[tuple[re.Pattern[str], set[str], str | None]]:
         """(path regex, methods, documented template or None), in the order the router tries."""
