@@ -52,9 +52,9 @@ from lorebase_core.changes import Origin, UpsertRecord
 from lorebase_core.operations import parameter_view, plan_execution
 from lorebase_core.schema import Schema
 from lorebase_keeper.app import create_app
-from lorebase_keeper.authz import local_admin
-from lorebase_keeper.executing import ExecuteRequest, execute_operation
-from lorebase_keeper.reading import Keeper
+from lorebase_keeper.auth.authz import local_admin
+from lorebase_keeper.reads.reading import Keeper
+from lorebase_keeper.writes.executing import ExecuteRequest, execute_operation
 from lorebase_platform.settings import Settings
 from lorebase_store import (
     CommitRequest,

@@ -50,7 +50,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright, sync_playwright
 
 from lorebase_inference.testing import ScriptedModelServer
-from lorebase_keeper.demo import setup_demo
+from lorebase_keeper.cli.demo import setup_demo
 from lorebase_keeper.testing import free_port, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory

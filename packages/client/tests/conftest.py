@@ -28,7 +28,7 @@ from lorebase_client import AsyncLorebaseClient, LorebaseClient
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
-from lorebase_keeper.demo import setup_demo
+from lorebase_keeper.cli.demo import setup_demo
 from lorebase_keeper.testing import serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory

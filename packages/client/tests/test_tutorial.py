@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from lorebase_keeper.demo import DEMO_PRINCIPALS, DemoProfile, demo_instructions
+from lorebase_keeper.cli.demo import DEMO_PRINCIPALS, DemoProfile, demo_instructions
 
 if TYPE_CHECKING:
     from conftest import DemoKeeper

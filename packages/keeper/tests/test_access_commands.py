@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner, Result
 from packages.keeper.tests.test_app import assert_problem
 
-from lorebase_keeper.access_commands import grant, key
-from lorebase_keeper.access_commands import principal as principal_command
 from lorebase_keeper.app import create_app
+from lorebase_keeper.cli.access import grant, key
+from lorebase_keeper.cli.access import principal as principal_command
 from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store

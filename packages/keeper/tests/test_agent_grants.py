@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from packages.keeper.tests.test_access_commands import keeper_over
 from packages.keeper.tests.test_app import assert_problem
 
-from lorebase_keeper.access_commands import grant, key
+from lorebase_keeper.cli.access import grant, key
 from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio

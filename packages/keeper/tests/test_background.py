@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lorebase_core.errors import BackgroundUnavailable
-from lorebase_keeper.background import start_background
+from lorebase_keeper.cli.background import start_background
 from lorebase_platform.settings import Settings
 
 

@@ -16,7 +16,7 @@ from packages.keeper.tests.test_app import assert_problem
 from pydantic import ValidationError
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.browser_headers import API_CSP
+from lorebase_keeper.middleware.browser_headers import API_CSP
 from lorebase_keeper.server import server_config
 from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import HttpSettings

@@ -18,7 +18,7 @@ from packages.keeper.tests.test_sessions import SIGN_IN, session_settings
 
 from lorebase_core.sessions import CSRF_HEADER
 from lorebase_keeper.app import create_app
-from lorebase_keeper.csrf import SAFE_METHODS
+from lorebase_keeper.auth.csrf import SAFE_METHODS
 from lorebase_keeper.testing import Keys
 from lorebase_store import Store
 from lorebase_store.testing import every_row

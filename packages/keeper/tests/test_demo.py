@@ -22,8 +22,8 @@ from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.errors import Conflict, DomainNotFound
 from lorebase_keeper.app import create_app
-from lorebase_keeper.commands import demo
-from lorebase_keeper.demo import (
+from lorebase_keeper.cli.commands import demo
+from lorebase_keeper.cli.demo import (
     DEMO_KEY_DESCRIPTION,
     DEMO_PRINCIPALS,
     read_profiles,

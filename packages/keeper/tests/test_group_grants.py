@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lorebase_keeper.group_grants import group_grants
+from lorebase_keeper.auth.oidc.group_grants import group_grants
 from lorebase_platform.settings import OidcGrantSettings, OidcSettings
 
 SETTINGS = OidcSettings(

@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from lorebase_core.errors import UnsafeSettings
 from lorebase_keeper.app import create_app
-from lorebase_keeper.commands import serve
-from lorebase_keeper.loopback import is_loopback
+from lorebase_keeper.auth.loopback import is_loopback
+from lorebase_keeper.cli.commands import serve
 from lorebase_keeper.server import server_config
 from lorebase_platform.settings import Settings
 

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from lorebase_core.errors import PrincipalNotFound, SignInUnavailable, Unauthorized, UnsafeSettings
 from lorebase_keeper.app import create_app
-from lorebase_keeper.auth import Authenticator
+from lorebase_keeper.auth.authenticate import Authenticator
 from lorebase_keeper.testing import (
     OIDC_AUDIENCE,
     OIDC_REDIRECT_URI,

@@ -25,7 +25,7 @@ from packages.keeper.tests.conftest import supply_with_operations
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.paging import encode_cursor
+from lorebase_keeper.http.paging import encode_cursor
 from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store

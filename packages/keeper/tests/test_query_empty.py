@@ -14,7 +14,7 @@ import httpx
 import pytest
 from packages.keeper.tests.test_app import assert_problem
 
-import lorebase_keeper.routes.queries
+import lorebase_keeper.routes.reads.queries
 from lorebase_core.changes import DeleteRecord
 from lorebase_keeper import create_app
 from lorebase_keeper.testing import Keys
@@ -256,7 +256,7 @@ async def test_answers_with_records_run_no_check(
     def refused(*_args: Any) -> None:
         raise AssertionError("an answer with Records explained itself")
 
-    monkeypatch.setattr(lorebase_keeper.routes.queries, "explain_empty", refused)
+    monkeypatch.setattr(lorebase_keeper.routes.reads.queries, "explain_empty", refused)
     found = {"kind": "Part", "where": {"attr": "name", "op": "contains", "value": "bearing"}}
     answer = await query(http, {**found, "limit": 2})
     assert "empty" not in answer["coverage"]

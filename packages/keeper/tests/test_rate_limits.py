@@ -16,7 +16,7 @@ from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.errors import UnsafeSettings
 from lorebase_keeper.app import create_app
-from lorebase_keeper.routes.rate_classes import RATE_CLASSES
+from lorebase_keeper.auth.rate_classes import RATE_CLASSES
 from lorebase_keeper.testing import Keys, serve_in_thread
 from lorebase_platform import RateLimiter, WindowLimiter
 from lorebase_platform.settings import Settings

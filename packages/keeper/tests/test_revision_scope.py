@@ -103,7 +103,7 @@ async def _query_digest(http: httpx.AsyncClient, key: str) -> str:
 
 
 def _query_cursor(digest: str, revision: str) -> str:
-    from lorebase_core.query.cursor import encode_cursor
+    from lorebase_core.query import encode_cursor
 
     return encode_cursor(revision, 1, digest)
 

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.sessions import SESSION_ID, csrf_token
-from lorebase_keeper.access_commands import key, session
 from lorebase_keeper.app import create_app
+from lorebase_keeper.cli.access import key, session
 from lorebase_keeper.testing import Keys, make_keys, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import SessionVisibility, Store, api_key_id

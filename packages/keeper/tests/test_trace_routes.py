@@ -20,8 +20,8 @@ import pytest
 from fastapi import FastAPI
 from packages.keeper.tests.test_app import assert_problem
 
-from lorebase_keeper import authz
 from lorebase_keeper.app import create_app
+from lorebase_keeper.auth import authz
 from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, TraceStep

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from lorebase_keeper.authz import Principal
+from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.trace.visibility import (
     TraceSight,
     filter_refs,

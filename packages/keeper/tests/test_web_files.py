@@ -13,7 +13,7 @@ from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.errors import UnsafeSettings
 from lorebase_keeper.app import create_app
-from lorebase_keeper.browser_headers import API_CSP, WEB_CSP
+from lorebase_keeper.middleware.browser_headers import API_CSP, WEB_CSP
 from lorebase_keeper.testing import Keys
 from lorebase_store import Store
 

@@ -10,8 +10,8 @@ from packages.keeper.tests.test_app import assert_problem
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.errors import ClearanceForbidden
 from lorebase_keeper.app import create_app
-from lorebase_keeper.authz import Principal
-from lorebase_keeper.routes.webhooks import _require_clearances
+from lorebase_keeper.auth.authz import Principal
+from lorebase_keeper.routes.feed.webhooks import _require_clearances
 from lorebase_keeper.testing import Keys
 from lorebase_platform.settings import Settings
 from lorebase_store import GrantInfo, OutgoingDelivery, SendResult, Store, deliver_pending

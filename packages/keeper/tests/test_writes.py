@@ -875,7 +875,7 @@ async def test_proposal_pages_skip_what_the_caller_may_not_see_and_lose_nothing(
 
 
 def test_a_domain_overrides_agent_writes_as_the_spec_example(supply: Store) -> None:
-    from lorebase_keeper.agent_writes import agent_writes_of
+    from lorebase_keeper.writes.agent_writes import agent_writes_of
 
     domain = supply.domain("supply")
     override = {"agent_writes": {"allowed_roles_for_auto_merge": ["editor"], "auto_merge": True}}

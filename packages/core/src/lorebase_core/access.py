@@ -1,6 +1,6 @@
 """`ReadScope`: what one caller may read of one Domain on one branch.
 
-Keeper builds a scope from the caller's grants (`lorebase_keeper.authz`) and every read goes
+Keeper builds a scope from the caller's grants (`lorebase_keeper.auth.authz`) and every read goes
 through it: a grant narrowed to Kinds makes the other Kinds invisible (left out of the schema,
 neighborhoods, counts and queries, and a request naming one answers like one naming an unknown
 Kind), and values of sensitive Attributes are masked unless the caller holds their clearances.

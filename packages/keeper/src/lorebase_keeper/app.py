@@ -8,44 +8,33 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
-from lorebase_keeper.answers import AnswerCache
-from lorebase_keeper.auth import Authenticator, AuthModeHeader
-from lorebase_keeper.browser_headers import SecurityHeaders, install_cors
-from lorebase_keeper.csrf import CsrfCheck
-from lorebase_keeper.errors import RequestLog, RouteSeen, install_error_handlers
-from lorebase_keeper.fast_answers import FastAnswers
-from lorebase_keeper.feed_stream import FeedState
-from lorebase_keeper.limits import BodyLimit
-from lorebase_keeper.loopback import require_safe_auth
-from lorebase_keeper.openapi import install_openapi
-from lorebase_keeper.rate_limits import RateLimitHeaders
-from lorebase_keeper.reading import Keeper
-from lorebase_keeper.routes import (
+from lorebase_keeper.auth.authenticate import Authenticator
+from lorebase_keeper.auth.loopback import require_safe_auth
+from lorebase_keeper.feed.stream import FeedState
+from lorebase_keeper.http.errors import install_error_handlers
+from lorebase_keeper.http.openapi import install_openapi
+from lorebase_keeper.middleware.web_files import WebFiles, check_dist
+from lorebase_keeper.reads.answers import AnswerCache
+from lorebase_keeper.reads.reading import Keeper
+from lorebase_keeper.routes import trace
+from lorebase_keeper.routes.auth import oidc, principals, sessions
+from lorebase_keeper.routes.feed import changes, webhooks
+from lorebase_keeper.routes.reads import (
     audit,
     context,
     data_health,
-    feed,
     health,
     history,
-    oidc,
     operation_catalog,
-    operations,
-    principals,
-    proposals,
     queries,
     records,
     resolve,
     revisions,
     search,
-    sessions,
-    trace,
-    webhooks,
 )
-from lorebase_keeper.segments import PathSegments
-from lorebase_keeper.text import ValidText
-from lorebase_keeper.trace.middleware import TraceMiddleware
+from lorebase_keeper.routes.writes import operations, proposals
+from lorebase_keeper.stack import install_middleware
 from lorebase_keeper.trace.recorder import Recorder
-from lorebase_keeper.web_files import WebFiles, check_dist
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
 from lorebase_store import HeadWatch, Store
@@ -99,40 +88,14 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.state.feed = FeedState.make(settings.agents.feed, app.state.store)
     app.state.heads = HeadWatch(app.state.store.engine, app.state.feed.notices)
     install_error_handlers(app)
-    # the last added runs first: logged, CSRF checked, traced, text and segments checked, the
-    # body read and checked, the rate-limit headers of the request's charge added, a repeated
-    # read answered from memory
-    cache = settings.keeper.cache
-    if cache.fast_path and cache.max_entries > 0 and not settings.keeper.auth.audit.reads:
-        app.add_middleware(FastAnswers, keeper=app.state.keeper, heads=app.state.heads)
-    app.add_middleware(RouteSeen)
-    if settings.keeper.rate_limits.enabled:
-        app.add_middleware(RateLimitHeaders)
-    app.add_middleware(
-        BodyLimit,
-        max_body_bytes=settings.keeper.max_body_bytes,
-        body_timeout_s=settings.keeper.http.body_timeout_s,
-    )
-    app.add_middleware(PathSegments)
-    app.add_middleware(ValidText)
-    if settings.keeper.trace.enabled or settings.keeper.auth.audit.reads:
-        app.add_middleware(TraceMiddleware, settings=settings, recorder=recorder)
-    auth = settings.keeper.auth
-    if auth.mode != "none" and auth.sessions.enabled:
-        # before the trace and every route: a forged request is refused before anything runs
-        app.add_middleware(CsrfCheck, settings=auth.sessions)
-    app.add_middleware(RequestLog)
-    if settings.keeper.auth.mode == "none":
-        app.add_middleware(AuthModeHeader)
-    install_cors(app, settings)  # outside the log: a preflight is answered before routing
-    app.add_middleware(SecurityHeaders, sessions=settings.keeper.auth.sessions)
+    install_middleware(app, settings, recorder)
     # the feed before revisions: /branches/{branch:path} would swallow /branches/main/changes
     for module in (
         health,
         principals,
         oidc,
         sessions,
-        feed,
+        changes,
         operations,
         operation_catalog,
         proposals,

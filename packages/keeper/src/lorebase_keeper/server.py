@@ -33,7 +33,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
 from lorebase_core.errors import RequestTimeout
-from lorebase_keeper.loopback import require_safe_auth
+from lorebase_keeper.auth.loopback import require_safe_auth
 from lorebase_platform.problems import PROBLEM_CONTENT_TYPE, problem_document
 from lorebase_platform.settings import HttpSettings, Settings
 

@@ -146,7 +146,7 @@ def demo_keeper(
         wrap: an ASGI middleware around Keeper's app (a test's request recorder).
     """
     from lorebase_keeper.app import create_app
-    from lorebase_keeper.demo import setup_demo
+    from lorebase_keeper.cli.demo import setup_demo
 
     store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
     try:

@@ -14,12 +14,12 @@ from fastapi import APIRouter, Query, Request, Response
 
 from lorebase_core.errors import DomainNotFound, InvalidInput, Issue, TraceSessionNotFound, quoted
 from lorebase_core.values import format_datetime
-from lorebase_keeper.answers import plain
-from lorebase_keeper.authz import Principal
-from lorebase_keeper.reading import Keeper, keeper_of, page_limit
-from lorebase_keeper.routes.documented import UNSTAMPED_READ_RESPONSES, WRITE_RESPONSES, answer
-from lorebase_keeper.routes.parameters import CURSOR, LIMIT
-from lorebase_keeper.segments import SegmentRoute
+from lorebase_keeper.auth.authz import Principal
+from lorebase_keeper.http.documented import UNSTAMPED_READ_RESPONSES, WRITE_RESPONSES, answer
+from lorebase_keeper.http.parameters import CURSOR, LIMIT
+from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.reads.answers import plain
+from lorebase_keeper.reads.reading import Keeper, keeper_of, page_limit
 from lorebase_keeper.shapes.trace import (
     NoteRecorded,
     NoteRequest,

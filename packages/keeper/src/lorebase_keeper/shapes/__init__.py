@@ -5,8 +5,8 @@ the request bodies) in the OpenAPI document. Routes declare them in their decora
 answers keep their deterministic bytes.
 """
 
-from lorebase_keeper.shapes.records import lineage_json, link_json, record_json, title_of
-from lorebase_keeper.shapes.schema import kind_json, relation_json, schema_json
+from lorebase_keeper.shapes.reads.records import lineage_json, link_json, record_json, title_of
+from lorebase_keeper.shapes.reads.schema import kind_json, relation_json, schema_json
 
 __all__ = [
     "kind_json",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from lorebase_core.schema.checks import KIND_NAME
+from lorebase_core.schema import KIND_NAME
 
 COUNTED_SKIPPED = frozenset({"values", "before", "after", "corrected", "corrections"})
 """Lists never counted: values, and corrections (kept apart, and dropped with the search text)."""

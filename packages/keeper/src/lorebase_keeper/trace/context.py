@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from lorebase_core.schema import Schema
-    from lorebase_keeper.authz import Principal
+    from lorebase_keeper.auth.authz import Principal
 
 CacheStatus = Literal["hit", "miss", "bypass", "not_modified"]
 

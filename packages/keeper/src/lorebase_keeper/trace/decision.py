@@ -14,22 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lorebase_keeper.authz import Principal
+from lorebase_keeper.auth.authz import Principal
+from lorebase_keeper.http.headers import Headers, header
 from lorebase_platform.settings import TraceSettings
 from lorebase_store import api_key_id
 
 SESSION_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 TRACEPARENT = re.compile(r"00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}")
-
-Headers = list[tuple[bytes, bytes]]
-
-
-def header(headers: Headers, name: bytes) -> bytes | None:
-    """The first value of a header (`name` in lower case), as ASGI gives them."""
-    for key, value in headers:
-        if key == name:
-            return value
-    return None
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,14 @@ from urllib.parse import parse_qsl
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_core.values import format_datetime
-from lorebase_keeper.authz import Principal
-from lorebase_keeper.errors import ROUTE_SEEN, described
-from lorebase_keeper.session_cookie import cookie_names
+from lorebase_keeper.auth.authz import Principal
+from lorebase_keeper.http.errors import ROUTE_SEEN, described
+from lorebase_keeper.http.headers import header
+from lorebase_keeper.http.session_cookie import cookie_names
 from lorebase_keeper.trace.answers import refs_of, result_of
 from lorebase_keeper.trace.capture import capture_query
 from lorebase_keeper.trace.context import StepContext, begin_step, end_step
-from lorebase_keeper.trace.decision import Candidate, TraceDecision, header
+from lorebase_keeper.trace.decision import Candidate, TraceDecision
 from lorebase_keeper.trace.recorder import Recorder
 from lorebase_keeper.trace.sensitivity import sensitive_names
 from lorebase_platform.settings import Settings

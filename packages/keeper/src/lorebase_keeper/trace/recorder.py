@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from lorebase_core.values import format_datetime
-from lorebase_keeper.errors import described
+from lorebase_keeper.http.errors import described
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
 from lorebase_store import ReadAuditEntry, Store, TraceStep

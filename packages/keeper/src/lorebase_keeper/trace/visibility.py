@@ -25,7 +25,7 @@ from typing import Any
 
 from lorebase_core.access import SENSITIVITY_TAGS
 from lorebase_core.errors import Forbidden
-from lorebase_keeper.authz import ROLES, Principal
+from lorebase_keeper.auth.authz import ROLES, Principal
 from lorebase_store import GrantInfo, SessionVisibility
 
 EVERY_DOMAIN = "*"

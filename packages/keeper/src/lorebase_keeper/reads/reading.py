@@ -1,0 +1,143 @@
+"""What every route of a Domain starts with: the caller, one Reader and the caller's read scope."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import Request, Response
+
+from lorebase_core.access import ReadScope
+from lorebase_core.errors import HistoryForbidden, InvalidInput, Issue
+from lorebase_keeper.auth.authenticate import Authenticator
+from lorebase_keeper.auth.authz import Principal
+from lorebase_keeper.reads.answers import ANSWER_SLOT, AnswerCache, stamped
+from lorebase_keeper.trace.context import StepContext, current_step
+from lorebase_keeper.trace.recorder import Recorder
+from lorebase_platform.settings import PageSettings, Settings
+from lorebase_store import Reader, Store
+
+
+@dataclass
+class Keeper:
+    """What the routes share, kept on `app.state.keeper`."""
+
+    settings: Settings
+    store: Store
+    authenticator: Authenticator
+    cache: AnswerCache
+    recorder: Recorder
+    """The agent trace's and the read audit's off-path writer."""
+
+
+def keeper_of(request: Request) -> Keeper:
+    found: Keeper = request.app.state.keeper
+    return found
+
+
+@dataclass(frozen=True)
+class Read:
+    keeper: Keeper
+    principal: Principal
+    reader: Reader
+    scope: ReadScope
+
+    @property
+    def domain(self) -> str:
+        return self.reader.view.domain.name
+
+    @property
+    def branch(self) -> str:
+        return self.reader.view.branch.name
+
+    def stamp(self) -> dict[str, object]:
+        """The members every answer starts with."""
+        return {"domain": self.domain, "branch": self.branch, "revision": self.reader.revision}
+
+    def answer(
+        self,
+        request: Request,
+        compute: Callable[[str], Any],
+        *,
+        body: Any = None,
+        markdown: bool = False,
+    ) -> Response:
+        """The revision-stamped answer of this read (`answers.stamped`: ETag, 304, cache)."""
+        return stamped(
+            request,
+            self.keeper.cache,
+            revision=self.reader.revision,
+            scope=self.scope,
+            compute=compute,
+            body=body,
+            markdown=markdown,
+        )
+
+    def require_history(self) -> None:
+        if not self.scope.history:
+            raise HistoryForbidden(
+                "History reads need a grant that is not narrowed to Kinds",
+            )
+
+
+@contextmanager
+def domain_read(
+    request: Request, domain: str, *, branch: str | None = None, at: str | None = None
+) -> Iterator[Read]:
+    """Authenticate, open a Reader on the branch (at `at`) and work out the read scope.
+
+    The grants are checked before the store is asked (docs/auth.md, "Existence"): a Domain the
+    caller reads no branch of is 404 `domain-not-found`, a branch its grants do not cover is 403
+    from the name alone, and `at` is resolved only once the branch is known to be readable.
+    """
+    keeper = keeper_of(request)
+    principal = keeper.authenticator.principal(request)
+    slot = ANSWER_SLOT.get()
+    if slot is not None:
+        slot.principal = principal
+    principal.require_domain(domain)
+    if branch:
+        principal.require("data.read", domain, branch)
+
+    def authorize(branch_name: str) -> None:
+        principal.require("data.read", domain, branch_name)
+
+    with keeper.store.reader(
+        domain, branch=branch or None, at=at or None, authorize=authorize
+    ) as reader:
+        scope = principal.read_scope(
+            domain,
+            reader.view.branch.name,
+            invisible_kinds=keeper.settings.keeper.auth.authz.invisible_kinds,
+        )
+        step = current_step()
+        if step is not None:
+            _into_step(step, keeper, reader)
+        yield Read(keeper, principal, reader, scope)
+
+
+def _into_step(step: StepContext, keeper: Keeper, reader: Reader) -> None:
+    """What the agent trace keeps of a traced read: where it read, and the schemas whose tags
+    decide which of its filter values may be kept (the one read and the default branch's)."""
+    view = reader.view
+    step.domain = view.domain.name
+    step.branch = view.branch.name
+    step.revision = reader.revision
+    step.schemas.append(reader.schema)
+    if view.branch.name != view.domain.default_branch:
+        with keeper.store.reader(view.domain.name) as default:
+            step.schemas.append(default.schema)
+
+
+def page_limit(limit: int | None, pages: PageSettings, *, path: str = "limit") -> int:
+    """A page size within its settings: the default when absent, 422 out-of-range past them."""
+    if limit is None:
+        return pages.default_limit
+    if not 1 <= limit <= pages.max_limit:
+        raise InvalidInput(
+            f"{path} must be between 1 and {pages.max_limit}",
+            [Issue(path, f"{limit} is not between 1 and {pages.max_limit}", "out-of-range")],
+        )
+    return limit

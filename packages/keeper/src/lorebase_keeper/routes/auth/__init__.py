@@ -1,0 +1,1 @@
+"""The routes of sessions, OIDC sign-in, principals and rate classes."""

@@ -1,0 +1,1 @@
+"""The routes of the change feed and of webhook subscriptions."""

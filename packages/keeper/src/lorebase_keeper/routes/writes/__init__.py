@@ -1,0 +1,1 @@
+"""The write routes: executing Operations and the life of Proposals."""

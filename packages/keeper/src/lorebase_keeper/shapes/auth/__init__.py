@@ -1,0 +1,1 @@
+"""The JSON shapes of the auth routes (lorebase_keeper.routes.auth)."""

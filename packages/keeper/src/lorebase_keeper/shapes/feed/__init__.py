@@ -1,0 +1,1 @@
+"""The JSON shapes of the feed routes (lorebase_keeper.routes.feed)."""

@@ -1,0 +1,1 @@
+"""The JSON shapes of the reads routes (lorebase_keeper.routes.reads)."""

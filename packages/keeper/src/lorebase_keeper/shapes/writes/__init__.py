@@ -1,0 +1,1 @@
+"""The JSON shapes of the writes routes (lorebase_keeper.routes.writes)."""
