@@ -63,13 +63,51 @@ def create_app(
     """
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
+    guide = _guide(settings, keeper_transport, explorer, embedder, span_exporters)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await guide.aclose()
+
+    app = Starlette(
+        routes=[
+            Route("/explore", explore, methods=["POST"]),
+            Route("/embed", embed, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+        ],
+        middleware=[
+            Middleware(RequestTelemetry, telemetry=guide.telemetry),
+            Middleware(Cors, policy=guide.policy),
+        ],
+        exception_handlers={
+            LorebaseError: _lorebase_error,
+            HTTPException: _http_error,
+        },
+        lifespan=lifespan,
+    )
+    app.state.guide = guide
+    return app
+
+
+def _guide(
+    settings: Settings,
+    keeper_transport: httpx.AsyncBaseTransport | None,
+    explorer: Explorer | None,
+    embedder: Embedder | None,
+    span_exporters: Sequence[SpanExporter],
+) -> Guide:
+    """What the routes share: `create_app`'s arguments made into checks, limits and models."""
     if explorer is None:
         from lorebase_guide.exploration import explore as run_exploration
 
         explorer = run_exploration
     policy = OriginPolicy.of(settings.guide.http)
     telemetry = GuideTelemetry(settings.telemetry, span_exporters)
-    guide = Guide(
+    return Guide(
         settings=settings,
         policy=policy,
         verifier=Verifier(
@@ -87,33 +125,6 @@ def create_app(
         explorer=explorer,
         keeper_transport=keeper_transport,
     )
-
-    @asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            await guide.aclose()
-
-    app = Starlette(
-        routes=[
-            Route("/explore", explore, methods=["POST"]),
-            Route("/embed", embed, methods=["POST"]),
-            Route("/healthz", healthz, methods=["GET"]),
-            Route("/readyz", readyz, methods=["GET"]),
-        ],
-        middleware=[
-            Middleware(RequestTelemetry, telemetry=telemetry),
-            Middleware(Cors, policy=policy),
-        ],
-        exception_handlers={
-            LorebaseError: _lorebase_error,
-            HTTPException: _http_error,
-        },
-        lifespan=lifespan,
-    )
-    app.state.guide = guide
-    return app
 
 
 def _embedder(settings: Settings) -> Embedder | None:

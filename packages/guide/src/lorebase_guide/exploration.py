@@ -10,49 +10,24 @@ async for name, data in explore(exploration, caller, settings=settings, model=mo
 The events and their members are those of docs/guide.md. The stream always ends with an
 `answer` and `done` (an `error` before them when the budget, the time or the model failed);
 closing the generator (the client pressed Stop) ends the exploration where it is.
+`Exploration`, `Caller` and `Event` are defined in lorebase_guide.question.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import AsyncGenerator
 
 import httpx
 from opentelemetry.trace import Tracer
 
 from lorebase_guide.loop import Run
+from lorebase_guide.question import Caller, Event, Exploration
 from lorebase_guide.tools import QueryEmbedder
 from lorebase_inference import ChatModel
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
 
 __all__ = ["Caller", "Event", "Exploration", "explore"]
-
-Event = tuple[str, dict[str, Any]]
-"""One server-sent event: its name and its data object."""
-
-
-@dataclass(frozen=True)
-class Exploration:
-    """One question about a Domain, with the effective budgets of its run."""
-
-    domain: str
-    branch: str | None
-    question: str
-    max_steps: int
-    """Effective: min(the request's, guide.agent.max_steps)."""
-    budget: int
-    """Effective total tokens: min(the request's, guide.agent.max_total_tokens)."""
-
-
-@dataclass(frozen=True)
-class Caller:
-    """Who asks: the principal Keeper's whoami answered, and the credential headers forwarded
-    verbatim (Authorization, or Keeper's session cookie with X-CSRF-Token; {} anonymous)."""
-
-    principal: str
-    headers: Mapping[str, str]
 
 
 async def explore(

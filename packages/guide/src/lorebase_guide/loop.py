@@ -29,7 +29,7 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import httpx
 from opentelemetry import trace as otel_trace
@@ -53,6 +53,7 @@ from lorebase_guide.citations import check_citations
 from lorebase_guide.keeper_access import CallerTransport, TraceNotes
 from lorebase_guide.markers import new_fence
 from lorebase_guide.prompt import NOT_FOUND, cite_note, result_message, step_message, system_prompt
+from lorebase_guide.question import Caller, Event, Exploration
 from lorebase_guide.steps import ANSWER, STEP_NAME, Step, step_schema
 from lorebase_guide.tools import (
     FIRST_QUERY,
@@ -67,9 +68,6 @@ from lorebase_guide.tools import (
 from lorebase_inference import ChatModel
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
-
-if TYPE_CHECKING:
-    from lorebase_guide.exploration import Caller, Event, Exploration
 
 __all__ = ["Run"]
 
@@ -127,13 +125,8 @@ class Run:
         self.client = AsyncLorebaseClient(
             keeper.base_url, transport=self.transport, timeout=keeper.timeout_s
         )
-        # Notes go through the same transport (the caller's credential), not through a client
-        # method: the route is guide.trace.notes_path.
-        self.http = httpx.AsyncClient(
-            base_url=keeper.base_url, transport=self.transport, timeout=keeper.timeout_s
-        )
         self.notes = TraceNotes(
-            self.http, settings.guide.trace, self.session_id, exploration.domain
+            self.client, settings.guide.trace, self.session_id, exploration.domain
         )
         self.started = time.monotonic()
         self.deadline = 0.0
@@ -154,7 +147,6 @@ class Run:
     async def aclose(self) -> None:
         if self.outcome is None:
             self._count_exploration("stopped")
-        await self.http.aclose()
         await self.client.aclose()
 
     # -- the stream ---------------------------------------------------------------------------
@@ -189,6 +181,30 @@ class Run:
             yield event
 
     async def _steps(self, queue: list[Event]) -> AsyncIterator[Event]:
+        context = await self._context(queue)
+        self.messages = self._opening()
+        # The loop starts from resolve, before the first model call.
+        first = Step(
+            "First, what the words of the question mean.",
+            "resolve",
+            {"text": self.exploration.question},
+        )
+        async for event in self._tool_step(queue, context, first):
+            yield event
+        while True:
+            chars, last = self._next_turn(queue)
+            step = await self._model_step(queue, chars, last=last)
+            if step.thought:
+                yield ("thought", {"step": self.steps + 1, "text": step.thought})
+                await self._note(step.thought, self.steps + 1)
+            if step.action == ANSWER or last:
+                self._answer(queue, step)
+                raise _Finished
+            async for event in self._tool_step(queue, context, step):
+                yield event
+
+    async def _context(self, queue: list[Event]) -> ToolContext:
+        """The tools' context, after reading the Domain's schema (its names)."""
         try:
             schema = await self._timed(
                 self.client.schema(self.exploration.domain, branch=self.exploration.branch)
@@ -203,7 +219,7 @@ class Run:
             self._finish(queue, NOT_FOUND, [], False, "keeper_error")
             raise _Finished from None
         self.names = DomainNames.of(schema)
-        context = ToolContext(
+        return ToolContext(
             self.client,
             self.exploration.domain,
             self.exploration.branch,
@@ -211,7 +227,10 @@ class Run:
             self.names,
             self.embedder,
         )
-        self.messages = [
+
+    def _opening(self) -> list[dict[str, str]]:
+        """The system prompt and the question."""
+        return [
             {
                 "role": "system",
                 "content": system_prompt(
@@ -220,36 +239,23 @@ class Run:
             },
             {"role": "user", "content": "Question: " + self.fence.scrub(self.exploration.question)},
         ]
-        # The loop starts from resolve, before the first model call.
-        first = Step(
-            "First, what the words of the question mean.",
-            "resolve",
-            {"text": self.exploration.question},
+
+    def _next_turn(self, queue: list[Event]) -> tuple[int, bool]:
+        """The input size of the next model call and whether it is the last turn; the
+        exploration ends (`budget`) when the budget cannot cover that call."""
+        chars = self._input_chars()
+        last = (
+            self.steps >= self.exploration.max_steps
+            or 0 < self.agent.max_stale_steps <= self.stale
+            or not self.budget.covers_step(chars, self.limits.max_result_chars)
         )
-        async for event in self._tool_step(queue, context, first):
-            yield event
-        while True:
+        if last and self.messages[-1]["role"] == "user":
+            self._add_last_turn_note()
             chars = self._input_chars()
-            last = (
-                self.steps >= self.exploration.max_steps
-                or 0 < self.agent.max_stale_steps <= self.stale
-                or not self.budget.covers_step(chars, self.limits.max_result_chars)
-            )
-            if last and self.messages[-1]["role"] == "user":
-                self._add_last_turn_note()
-                chars = self._input_chars()
-            if not self.budget.fits_call(chars):
-                self._end(queue, "budget", "the token budget does not cover another model call")
-                raise _Finished
-            step = await self._model_step(queue, chars, last=last)
-            if step.thought:
-                yield ("thought", {"step": self.steps + 1, "text": step.thought})
-                await self._note(step.thought, self.steps + 1)
-            if step.action == ANSWER or last:
-                self._answer(queue, step)
-                raise _Finished
-            async for event in self._tool_step(queue, context, step):
-                yield event
+        if not self.budget.fits_call(chars):
+            self._end(queue, "budget", "the token budget does not cover another model call")
+            raise _Finished
+        return chars, last
 
     # -- one tool step ------------------------------------------------------------------------
 

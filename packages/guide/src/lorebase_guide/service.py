@@ -12,9 +12,9 @@ from opentelemetry.trace import Tracer
 from starlette.requests import Request
 
 from lorebase_core.errors import EmbeddingUnavailable
-from lorebase_guide.exploration import Caller, Event, Exploration
 from lorebase_guide.limits import CallerLimits
 from lorebase_guide.origins import OriginPolicy
+from lorebase_guide.question import Caller, Event, Exploration
 from lorebase_guide.telemetry import GuideTelemetry
 from lorebase_guide.tools import QueryEmbedder
 from lorebase_guide.verification import Verifier

@@ -5,11 +5,10 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from lorebase_guide.bodies import ExploreRequest, explore_request, read_json
-from lorebase_guide.credentials import presented
+from lorebase_guide.bodies import ExploreRequest, explore_request
 from lorebase_guide.event_stream import EventStream
-from lorebase_guide.exploration import Caller, Exploration
-from lorebase_guide.service import guide_of
+from lorebase_guide.question import Caller, Exploration
+from lorebase_guide.routes.checks import checked
 from lorebase_platform.settings import GuideAgentSettings
 
 
@@ -27,17 +26,13 @@ def effective(body: ExploreRequest, agent: GuideAgentSettings) -> Exploration:
 async def explore(request: Request) -> Response:
     """Checks in the order of docs/guide.md ("Order of the checks"): the origin, the
     credential's shape, the body, the credential with Keeper, the limits; then the stream."""
-    guide = guide_of(request)
-    settings = guide.settings.guide
-    guide.policy.check(request.headers)
-    credential = presented(request.headers, settings.http)
-    body = explore_request(await read_json(request, settings.http.max_body_bytes), settings.limits)
-    principal = await guide.verifier.verify(credential)
-    slot = guide.limits.admit_exploration(principal)
+    passed = await checked(request, explore_request)
+    guide = passed.guide
+    slot = guide.limits.admit_exploration(passed.principal)
     try:
         events = guide.explorer(
-            effective(body, settings.agent),
-            Caller(principal=principal, headers=dict(credential.headers)),
+            effective(passed.body, guide.settings.guide.agent),
+            Caller(principal=passed.principal, headers=dict(passed.credential.headers)),
             settings=guide.settings,
             model=guide.model,
             embedder=guide.embedder,

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from lorebase_client import AsyncLorebaseClient
 from lorebase_guide.tools.names import DomainNames
+from lorebase_guide.tools.shaping import bounded
 from lorebase_platform.settings import GuideLimitSettings
 
-__all__ = ["ArgsInvalid", "QueryEmbedder", "ToolContext", "ToolResult", "ToolRun"]
+__all__ = ["ArgsInvalid", "QueryEmbedder", "ToolContext", "ToolResult", "ToolRun", "read_result"]
 
 
 class QueryEmbedder(Protocol):
@@ -53,6 +54,13 @@ class ToolResult:
     summary: str
     text: str
     refs: frozenset[str] = frozenset()
+
+
+def read_result(
+    context: ToolContext, summary: str, lines: Iterable[str], refs: Iterable[str] = ()
+) -> ToolResult:
+    """A read that succeeded: its `lines` as one text cut to max_result_chars, and its refs."""
+    return ToolResult(True, summary, bounded("\n".join(lines), context.limits), frozenset(refs))
 
 
 class ArgsInvalid(Exception):

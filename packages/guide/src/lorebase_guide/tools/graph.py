@@ -7,8 +7,8 @@ from typing import Any
 
 from lorebase_guide.citations import refs_in_content
 from lorebase_guide.tools.args import allowed, refs_arg, relation_arg, whole
-from lorebase_guide.tools.base import ArgsInvalid, ToolContext, ToolResult
-from lorebase_guide.tools.shaping import bounded, record_lines
+from lorebase_guide.tools.base import ArgsInvalid, ToolContext, ToolResult, read_result
+from lorebase_guide.tools.shaping import record_lines
 
 __all__ = ["neighborhood", "traverse"]
 
@@ -50,11 +50,8 @@ async def neighborhood(context: ToolContext, args: Mapping[str, Any]) -> ToolRes
     found = refs_in_content(seeds, context.names.kinds) | refs_in_content(
         neighbors, context.names.kinds
     )
-    return ToolResult(
-        True,
-        f"{len(seeds)} Records and {len(neighbors)} linked Records",
-        bounded("\n".join(lines), context.limits),
-        frozenset(found),
+    return read_result(
+        context, f"{len(seeds)} Records and {len(neighbors)} linked Records", lines, found
     )
 
 
@@ -98,9 +95,4 @@ async def traverse(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
     if missing:
         lines.append("Not found (no such Record): " + ", ".join(map(str, missing)))
     found = refs_in_content(records, context.names.kinds) | (set(start) - set(map(str, missing)))
-    return ToolResult(
-        True,
-        f"{len(records)} Records along {' -> '.join(names)}",
-        bounded("\n".join(lines), context.limits),
-        frozenset(found),
-    )
+    return read_result(context, f"{len(records)} Records along {' -> '.join(names)}", lines, found)

@@ -7,8 +7,8 @@ from typing import Any
 
 from lorebase_guide.citations import refs_in_content
 from lorebase_guide.tools.args import allowed, ref_arg, relation_arg, whole
-from lorebase_guide.tools.base import ToolContext, ToolResult
-from lorebase_guide.tools.shaping import bounded, record_line, value_text
+from lorebase_guide.tools.base import ToolContext, ToolResult, read_result
+from lorebase_guide.tools.shaping import record_line, value_text
 
 __all__ = ["get", "history", "lineage", "links"]
 
@@ -27,9 +27,7 @@ async def get(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
             "Links: " + ", ".join(f"{name}: {count}" for name, count in sorted(counts.items()))
         )
     ref = f"{kind}/{key}"
-    return ToolResult(
-        True, f"read {ref}", bounded("\n".join(lines), context.limits), frozenset({ref})
-    )
+    return read_result(context, f"read {ref}", lines, {ref})
 
 
 async def links(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
@@ -56,12 +54,7 @@ async def links(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
     if not items:
         lines.append(f"(none: {ref} has no Link along {relation})")
     refs = refs_in_content(items, context.names.kinds) | {ref}
-    return ToolResult(
-        True,
-        f"{len(items)} Links of {ref} along {relation}",
-        bounded("\n".join(lines), context.limits),
-        frozenset(refs),
-    )
+    return read_result(context, f"{len(items)} Links of {ref} along {relation}", lines, refs)
 
 
 async def history(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
@@ -91,12 +84,7 @@ async def history(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
         )
     if answer.get("next_cursor"):
         lines.append("[older changes not shown]")
-    return ToolResult(
-        True,
-        f"{len(changes)} changes of {ref}",
-        bounded("\n".join(lines), context.limits),
-        frozenset({ref}),
-    )
+    return read_result(context, f"{len(changes)} changes of {ref}", lines, {ref})
 
 
 async def lineage(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
@@ -113,9 +101,4 @@ async def lineage(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
             f"- {name}: {source.get('at')} by {source.get('actor')} ({origin.get('type')} "
             f'{origin.get("ref")}): "{value_text(source.get("message") or "", 120)}"'
         )
-    return ToolResult(
-        True,
-        f"lineage of {len(attributes)} Attributes of {ref}",
-        bounded("\n".join(lines), context.limits),
-        frozenset({ref}),
-    )
+    return read_result(context, f"lineage of {len(attributes)} Attributes of {ref}", lines, {ref})
