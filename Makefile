@@ -8,7 +8,7 @@ unexport PYTHONDONTWRITEBYTECODE
 UV ?= uv
 RUN := $(UV) run --frozen
 
-.PHONY: help install test-deps web web-test demo test test-counts lint typecheck imports pytest bench security format
+.PHONY: help install test-deps web web-test demo test test-counts lint unasync typecheck imports pytest bench security format
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -53,6 +53,12 @@ demo: install web ## import the supply example, give it an agent, a reviewer and
 lint: ## ruff check and format check
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
+	$(RUN) python scripts/unasync.py --check
+
+# The sync client (packages/client/src/lorebase_client/_sync) is written from the async one
+# (_async) by scripts/unasync.py; `make lint` checks the two are in step (docs/client.md).
+unasync: ## write the sync client from the async one (lorebase_client/_async -> _sync)
+	$(RUN) python scripts/unasync.py
 
 imports: ## the import contracts of .importlinter (which package may import which)
 	$(RUN) lint-imports

@@ -50,7 +50,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult, TextContent
 
 from lorebase_client import AsyncLorebaseClient
-from lorebase_core.context.budget import estimate_tokens
+from lorebase_core.context import estimate_tokens
 from lorebase_herald import Herald
 from lorebase_herald.markdown import value as rendered
 from lorebase_keeper.app import create_app
@@ -149,8 +149,8 @@ def latency_reads(max_tokens: int) -> list[Read]:
             "context S-1007",
             "lorebase_context",
             {"domain": DOMAIN, "refs": ["Supplier/S-1007"]},
-            lambda c: c.context(
-                DOMAIN, refs=["Supplier/S-1007"], budget_tokens=max_tokens, format="markdown"
+            lambda c: c.context_markdown(
+                DOMAIN, refs=["Supplier/S-1007"], budget_tokens=max_tokens
             ),
         ),
     ]

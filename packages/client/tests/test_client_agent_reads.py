@@ -36,9 +36,7 @@ def test_a_context_pack_as_json_and_as_markdown(admin: LorebaseClient) -> None:
         "supply", refs=["Supplier/S-1001"], depth=1, budget_tokens=1500, etag=pack.etag
     )
     assert again.not_modified
-    text = admin.context(
-        "supply", lens="supplier_risk", refs=["Supplier/S-1001"], format="markdown"
-    )
+    text = admin.context_markdown("supply", lens="supplier_risk", refs=["Supplier/S-1001"])
     assert isinstance(text, Text)
     assert text.startswith("# Context: supply/main\n")
 
@@ -46,6 +44,8 @@ def test_a_context_pack_as_json_and_as_markdown(admin: LorebaseClient) -> None:
 def test_a_context_pack_needs_exactly_one_selector(admin: LorebaseClient) -> None:
     with pytest.raises(InvalidInput):
         admin.context("supply", refs=["Supplier/S-1001"], search="bearing")
+    with pytest.raises(TypeError, match="unknown context options"):  # the overloads' `format`
+        admin.context("supply", refs=["Supplier/S-1001"], format="markdown")  # type: ignore[call-arg]
 
 
 def test_search_corrects_a_misspelling(admin: LorebaseClient) -> None:
@@ -72,6 +72,9 @@ async def test_the_async_client_reads_the_same(
 ) -> None:
     pack = await async_admin.context("supply", refs=["Supplier/S-1001"])
     assert pack == admin.context("supply", refs=["Supplier/S-1001"])
+    markdown = await async_admin.context_markdown("supply", refs=["Supplier/S-1001"])
+    assert markdown == admin.context_markdown("supply", refs=["Supplier/S-1001"])
+    assert isinstance(markdown, Text)
     hits = await async_admin.search("supply", "bearing", kinds=["Part"])
     assert sorted(hit["ref"] for hit in hits["hits"]) == BEARINGS
     resolved = await async_admin.resolve("supply", "suppliers", record_misses=False)

@@ -96,9 +96,7 @@ READS = (
         {"refs": ["Supplier/S-1001"], "lens": "supplier_risk"},
         lambda c: {
             "markdown": str(
-                c.context(
-                    "supply", refs=["Supplier/S-1001"], lens="supplier_risk", format="markdown"
-                )
+                c.context_markdown("supply", refs=["Supplier/S-1001"], lens="supplier_risk")
             )
         },
         compare_refs=False,

@@ -11,9 +11,9 @@ Errors are the classes of `lorebase_core.errors`, rebuilt from Keeper's problem 
 (lorebase_client.errors); docs/client.md is the guide.
 """
 
+from lorebase_client._async.client import AsyncLorebaseClient
+from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.answers import Answer, Text
-from lorebase_client.async_client import AsyncLorebaseClient
-from lorebase_client.client import LorebaseClient
 from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV, TraceMode
 from lorebase_client.errors import (
     InvalidPathSegment,
@@ -28,6 +28,7 @@ from lorebase_client.routes import (
     BranchMode,
     ConflictChoice,
     ConflictStatus,
+    ContextOptions,
     ExplainFormat,
     ProposalStatus,
     SchemaFormat,
@@ -45,6 +46,7 @@ __all__ = [
     "BranchMode",
     "ConflictChoice",
     "ConflictStatus",
+    "ContextOptions",
     "ExplainFormat",
     "InvalidPathSegment",
     "LorebaseClient",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.answers import Answer, Text
 from lorebase_client.cli_reads import (
     branch_option,
@@ -16,7 +17,7 @@ from lorebase_client.cli_reads import (
     read_options,
     run_read,
 )
-from lorebase_client.client import LorebaseClient
+from lorebase_client.routes import ContextOptions
 
 
 @click.command("context")
@@ -67,21 +68,23 @@ def context_command(
         raise click.UsageError("give exactly one of --refs, --query or --search")
     document = json_object(query, "--query") if query is not None else None
 
+    options: ContextOptions = {
+        "refs": list(refs) or None,
+        "query": document,
+        "search": search,
+        "lens": lens,
+        "traits": list(traits) or None,
+        "relations": list(relations) or None,
+        "depth": depth,
+        "budget_tokens": budget,
+        "since": since,
+        "branch": branch,
+    }
+
     def read(client: LorebaseClient) -> Answer | Text:
-        return client.context(
-            domain,
-            refs=list(refs) or None,
-            query=document,
-            search=search,
-            lens=lens,
-            traits=list(traits) or None,
-            relations=list(relations) or None,
-            depth=depth,
-            budget_tokens=budget,
-            since=since,
-            branch=branch,
-            format="markdown" if markdown else "json",
-        )
+        if markdown:
+            return client.context_markdown(domain, **options)
+        return client.context(domain, **options)
 
     run_read(url, api_key, read)
 

@@ -10,8 +10,8 @@ import json
 
 import click
 
+from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.cli_reads import _reporting, connection_options, domain_option, run_read
-from lorebase_client.client import LorebaseClient
 
 KINDS_HELP = "Only Revisions changing these Kinds (and Operation events editing them)."
 

@@ -21,9 +21,9 @@ from typing import Any
 import click
 import httpx
 
+from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.answers import Answer
 from lorebase_client.cli_reads import _reporting, connection_options, run_read
-from lorebase_client.client import LorebaseClient
 from lorebase_client.connection import DEFAULT_URL, URL_ENV, resolve_base_url
 from lorebase_client.oidc_device import (
     OidcConfiguration,

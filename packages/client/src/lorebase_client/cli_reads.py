@@ -18,8 +18,8 @@ import click
 import httpx
 from click.core import ParameterSource
 
+from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.answers import Answer, Text
-from lorebase_client.client import LorebaseClient
 from lorebase_client.connection import API_KEY_ENV, DEFAULT_URL, URL_ENV, resolve_base_url
 from lorebase_client.errors import problem_of
 from lorebase_client.oidc_device import fresh_profile

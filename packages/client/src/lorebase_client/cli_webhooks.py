@@ -12,7 +12,7 @@ import click
 from lorebase_client.answers import Answer
 from lorebase_client.cli_reads import connection_options, run_read
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
-from lorebase_client.webhook_calls import DeliveryStatus
+from lorebase_client.webhook_routes import DeliveryStatus
 
 STATUSES: dict[str, DeliveryStatus] = {
     "pending": "pending",

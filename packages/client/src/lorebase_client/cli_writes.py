@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.answers import Answer
 from lorebase_client.cli_reads import (
     connection_options,
@@ -19,7 +20,6 @@ from lorebase_client.cli_reads import (
     read_options,
     run_read,
 )
-from lorebase_client.client import LorebaseClient
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
 from lorebase_client.routes import (
     NO_VALUE,

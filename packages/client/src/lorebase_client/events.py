@@ -1,22 +1,16 @@
-"""Following a branch's event stream: Server-Sent Events read as dicts, reconnecting.
+"""A branch's event stream read: Server-Sent Events frames, and where a followed stream is.
 
 `LorebaseClient.events` and `AsyncLorebaseClient.events` iterate the event documents of
-GET /branches/{branch}/events. Keeper closes a stream after agents.feed.max_connection_s and a
-connection may drop: the iterator then waits the `retry:` the stream sent and reconnects with
-`Last-Event-ID`, so no event is missed or repeated. An answer that is a problem document (401,
-403, 404, 422, 429) raises its typed error and ends the iteration.
+GET /branches/{branch}/events (`follow` of _async/event_stream.py and its sync twin): lines go
+through a `FrameParser`, frames through a `Follower`, which keeps the last event id and the wait
+before reconnecting.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
-
-import httpx
-
-from lorebase_client.errors import error_from_response
 
 DEFAULT_RETRY_S = 3.0
 """How long to wait before reconnecting until the stream says (`retry:`)."""
@@ -53,15 +47,6 @@ class FrameParser:
         return None
 
 
-def frames(lines: Iterable[str]) -> Iterator[Frame]:
-    """The frames of SSE lines."""
-    parser = FrameParser()
-    for line in lines:
-        frame = parser.feed(line)
-        if frame is not None:
-            yield frame
-
-
 @dataclass
 class Follower:
     """Where a followed stream is: the last event id received and the wait before reconnecting."""
@@ -86,63 +71,3 @@ class Follower:
             self.last_event_id = frame.fields["id"]
         event: dict[str, Any] = json.loads(frame.fields["data"])
         return event
-
-
-def follow(
-    http: httpx.Client,
-    request: Callable[[dict[str, str]], httpx.Request],
-    follower: Follower,
-    *,
-    reconnect: bool = True,
-    sleep: Callable[[float], None],
-) -> Iterator[dict[str, Any]]:
-    """The events of a stream, reconnecting after Keeper closes it or the connection drops."""
-    while True:
-        try:
-            response = http.send(request(follower.headers()), stream=True)
-            try:
-                if response.status_code >= 400:
-                    response.read()
-                    raise error_from_response(response)
-                for frame in frames(response.iter_lines()):
-                    event = follower.take(frame)
-                    if event is not None:
-                        yield event
-            finally:
-                response.close()
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout):
-            pass  # dropped: reconnect like after a close
-        if not reconnect:
-            return
-        sleep(follower.retry_s)
-
-
-async def follow_async(
-    http: httpx.AsyncClient,
-    request: Callable[[dict[str, str]], httpx.Request],
-    follower: Follower,
-    *,
-    reconnect: bool = True,
-    sleep: Callable[[float], Awaitable[Any]],
-) -> AsyncIterator[dict[str, Any]]:
-    """`follow` for `httpx.AsyncClient`."""
-    while True:
-        try:
-            response = await http.send(request(follower.headers()), stream=True)
-            try:
-                if response.status_code >= 400:
-                    await response.aread()
-                    raise error_from_response(response)
-                parser = FrameParser()
-                async for line in response.aiter_lines():
-                    frame = parser.feed(line)
-                    event = follower.take(frame) if frame is not None else None
-                    if event is not None:
-                        yield event
-            finally:
-                await response.aclose()
-        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.ReadTimeout):
-            pass  # dropped: reconnect like after a close
-        if not reconnect:
-            return
-        await sleep(follower.retry_s)

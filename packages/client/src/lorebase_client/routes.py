@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from lorebase_client.paths import api_path, domain_path, record_path, segment
 
@@ -109,6 +109,14 @@ def whoami() -> ApiRequest:
 
 def oidc_configuration() -> ApiRequest:
     return _get(api_path("auth", "oidc"))
+
+
+def browser_session() -> ApiRequest:
+    return _get(api_path("auth", "session"))
+
+
+def healthz() -> ApiRequest:
+    return _get("/healthz")
 
 
 def domains() -> ApiRequest:
@@ -313,11 +321,50 @@ def neighborhood(
 # -- agent reads: context packs, search, resolve, health -------------------------------------
 
 
-def context(domain: str, members: Mapping[str, Any], *, etag: str | None = None) -> ApiRequest:
-    """POST /context: the members that are not None; `format: markdown` expects text."""
-    body = query_members(**members)
-    expect: Expect = "markdown" if body.get("format") == "markdown" else "json"
-    return _post(domain, "context", body, etag=etag, expect=expect)
+class ContextOptions(TypedDict, total=False):
+    """What a context pack holds (POST /context, docs/context.md), the keywords of the clients'
+    `context` and `context_markdown`: exactly one seed selector of `refs`, `query` and `search`;
+    an option left out (or None) takes the lens's or Keeper's default."""
+
+    refs: Sequence[str] | None
+    """The seed Records, as refs (`Supplier/S-1001`)."""
+    query: Mapping[str, Any] | None
+    """The seeds as a query of the DSL (docs/query.md)."""
+    search: str | None
+    """The seeds as search text."""
+    lens: str | None
+    """A lens of the schema: its Relations, depth, sections and budget."""
+    traits: Sequence[str] | None
+    relations: Sequence[str] | None
+    """The Relations to follow from the seeds."""
+    depth: int | None
+    budget_tokens: int | None
+    include_schema: bool | Literal["compact"] | None
+    include_recent_changes: bool | None
+    include_lineage: bool | None
+    since: str | None
+    """The Revision the recent changes follow."""
+    branch: str | None
+
+
+CONTEXT_OPTIONS = tuple(ContextOptions.__annotations__)
+"""The names of the context options, in the order they are sent."""
+
+
+def context(
+    domain: str, options: ContextOptions, *, markdown: bool = False, etag: str | None = None
+) -> ApiRequest:
+    """POST /context: the options that are not None; `markdown` asks for the pack as text.
+
+    Raises:
+        TypeError: an option that is not one of `ContextOptions`, as for an unknown keyword.
+    """
+    unknown = sorted(set(options) - set(CONTEXT_OPTIONS))
+    if unknown:
+        raise TypeError(f"unknown context options {unknown}; the options are {CONTEXT_OPTIONS}")
+    members = {name: options.get(name) for name in CONTEXT_OPTIONS}
+    body = query_members(**members, format="markdown" if markdown else None)
+    return _post(domain, "context", body, etag=etag, expect="markdown" if markdown else "json")
 
 
 def search(domain: str, members: Mapping[str, Any], *, etag: str | None = None) -> ApiRequest:

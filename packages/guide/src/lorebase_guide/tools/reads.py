@@ -17,7 +17,7 @@ from lorebase_guide.tools.args import (
     text_arg,
     whole,
 )
-from lorebase_guide.tools.base import ArgsInvalid, ToolContext, ToolResult
+from lorebase_guide.tools.base import ArgsInvalid, ToolContext, ToolResult, read_result
 from lorebase_guide.tools.graph import neighborhood
 from lorebase_guide.tools.records import history
 from lorebase_guide.tools.shaping import bounded, record_lines, value_text
@@ -99,7 +99,7 @@ async def resolve_text(context: ToolContext, text: str) -> ToolResult:
     else:
         lines.append("No ready query: use search, get or the other tools.")
     summary = f"{len(candidates)} meanings, {len(suggestions)} ready queries"
-    return ToolResult(True, summary, bounded("\n".join(lines), context.limits))
+    return read_result(context, summary, lines)
 
 
 FIRST_QUERY: dict[str, Any] = {"suggestion": 1}
@@ -225,12 +225,21 @@ async def search(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
             "(none matched these words; this does not mean no such Record exists: try other "
             "words, resolve, or a query by Attribute)"
         )
-    return ToolResult(
-        True,
+    return read_result(
+        context,
         f"{len(hits)} Records found ({mode})",
-        bounded("\n".join(lines), context.limits),
-        frozenset(refs_in_content(hits, context.names.kinds)),
+        lines,
+        refs_in_content(hits, context.names.kinds),
     )
+
+
+_QUERY_SHAPES: tuple[tuple[str, type, str], ...] = (
+    ("where", dict, "an object of the query DSL"),
+    ("aggregate", dict, "an object of the query DSL"),
+    ("select", list, "a list"),
+    ("order_by", list, "a list"),
+)
+"""The members of a query the model may write, other than kind and limit: their type, named."""
 
 
 def _query_document(context: ToolContext, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -242,18 +251,11 @@ def _query_document(context: ToolContext, args: Mapping[str, Any]) -> dict[str, 
         return dict(context.suggestions[number - 1])
     allowed(args, _QUERY_MEMBERS, "query")
     document: dict[str, Any] = {"kind": kind_arg(context.names, args.get("kind"))}
-    for name in ("where", "aggregate"):
+    for name, shape, what in _QUERY_SHAPES:
         value = args.get(name)
         if value is not None:
-            if not isinstance(value, dict):
-                raise ArgsInvalid(f"{name} must be an object of the query DSL")
-            if value:
-                document[name] = value
-    for name in ("select", "order_by"):
-        value = args.get(name)
-        if value is not None:
-            if not isinstance(value, list):
-                raise ArgsInvalid(f"{name} must be a list")
+            if not isinstance(value, shape):
+                raise ArgsInvalid(f"{name} must be {what}")
             if value:
                 document[name] = value
     return document
@@ -293,7 +295,7 @@ async def query(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
             )
         refs = refs_in_content(records, context.names.kinds)
         summary = f"{count} {kind} Records"
-    return ToolResult(True, summary, bounded("\n".join(lines), context.limits), frozenset(refs))
+    return read_result(context, summary, lines, refs)
 
 
 async def context_pack(context: ToolContext, args: Mapping[str, Any]) -> ToolResult:
@@ -307,7 +309,7 @@ async def context_pack(context: ToolContext, args: Mapping[str, Any]) -> ToolRes
     if lens is not None and lens not in context.names.lenses:
         valid = ", ".join(context.names.lenses) or "none"
         raise ArgsInvalid(f"lens {lens!r} is not a lens of this Domain; lenses: {valid}")
-    pack = await context.client.context(
+    pack = await context.client.context_markdown(
         context.domain,
         refs=refs_arg(context.names, refs) if refs is not None else None,
         search=text_arg(args, "search") if text is not None else None,
@@ -315,7 +317,6 @@ async def context_pack(context: ToolContext, args: Mapping[str, Any]) -> ToolRes
         budget_tokens=context.limits.max_context_tokens,
         include_schema=False,
         branch=context.branch,
-        format="markdown",
     )
     body = str(pack)
     found = refs_in_text(body, context.names.kinds)

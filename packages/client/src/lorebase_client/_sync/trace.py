@@ -1,4 +1,5 @@
-"""`client.trace`: the agent trace's routes, for the sync and the async client (docs/trace.md).
+# generated from _async/trace.py by scripts/unasync.py; do not edit
+"""`client.trace`: the agent trace's routes for `LorebaseClient` (docs/trace.md).
 
 A session is the steps and notes of one session id and one principal: `session` reads the
 caller's own unless `actor` names another principal (the `sessions` list names them).
@@ -6,7 +7,7 @@ caller's own unless `actor` names another principal (the `sessions` list names t
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 from lorebase_client import routes
 from lorebase_client.answers import Answer
@@ -33,7 +34,8 @@ class TraceCalls:
         there is needed; without one only installation administrators see it besides you).
         Returns whether Keeper queued it: False when tracing is off or its queue is full.
         """
-        answer = self._call(routes.trace_note(session_id, text, step=step, domain_id=domain_id))
+        request = routes.trace_note(session_id, text, step=step, domain_id=domain_id)
+        answer = self._call(request)
         return answer.get("recorded") is True
 
     def session(self, session_id: str, *, actor: str | None = None) -> Answer:
@@ -53,41 +55,3 @@ class TraceCalls:
             actor=actor, domain_id=domain_id, limit=limit, cursor=cursor
         )
         return self._call(request)
-
-
-class AsyncTraceCalls:
-    """The agent trace of `AsyncLorebaseClient` (its `trace` attribute): `TraceCalls`, awaited."""
-
-    def __init__(self, call: Callable[[ApiRequest], Awaitable[Answer]]) -> None:
-        self._call = call
-
-    async def add_note(
-        self,
-        session_id: str,
-        text: str,
-        *,
-        step: int | None = None,
-        domain_id: str | None = None,
-    ) -> bool:
-        """Add a note to a session; whether Keeper queued it (see `TraceCalls.add_note`)."""
-        request = routes.trace_note(session_id, text, step=step, domain_id=domain_id)
-        answer = await self._call(request)
-        return answer.get("recorded") is True
-
-    async def session(self, session_id: str, *, actor: str | None = None) -> Answer:
-        """A session's timeline: yours, or `actor`'s."""
-        return await self._call(routes.trace_session(session_id, actor=actor))
-
-    async def sessions(
-        self,
-        *,
-        actor: str | None = None,
-        domain_id: str | None = None,
-        limit: int | None = None,
-        cursor: str | None = None,
-    ) -> Answer:
-        """One page of the sessions you may see, newest first."""
-        request = routes.trace_sessions(
-            actor=actor, domain_id=domain_id, limit=limit, cursor=cursor
-        )
-        return await self._call(request)

@@ -1,0 +1,1 @@
+"""The sync client, written from `_async/` by scripts/unasync.py (`make unasync`): change those."""
