@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from lorebase_core.errors import Issue, ValuesInvalid
+from lorebase_core.members import single_member
 
 OriginType = Literal["import", "operation", "merge", "extraction", "source_sync"]
 ORIGIN_TYPES: tuple[OriginType, ...] = ("import", "operation", "merge", "extraction", "source_sync")
@@ -86,15 +87,10 @@ def parse_changes(raw: object, path: str = "changes") -> list[Change]:
     issues: list[Issue] = []
     for index, item in enumerate(raw):
         item_path = f"{path}.{index}"
-        if not isinstance(item, dict) or len(item) != 1 or next(iter(item)) not in _CHANGE_MEMBERS:
-            issues.append(
-                Issue(item_path, f"a change is a mapping with one of {', '.join(_CHANGE_MEMBERS)}")
-            )
+        entry = single_member(item, item_path, _CHANGE_MEMBERS, "a change", issues)
+        if entry is None:
             continue
-        op, body = next(iter(item.items()))
-        if not isinstance(body, dict):
-            issues.append(Issue(f"{item_path}.{op}", "expected a mapping"))
-            continue
+        op, body = entry
         problems = [
             Issue(f"{item_path}.{op}.{member}", "unknown member")
             for member in sorted(set(body) - _CHANGE_MEMBERS[op])

@@ -25,15 +25,14 @@ from typing import Literal
 
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import (
-    BadRequest,
     GraphRequestInvalid,
     Issue,
     quoted,
     shortened,
 )
+from lorebase_core.members import json_object, optional_text, record_refs, unknown_members
 from lorebase_core.refs import RecordRef
-from lorebase_core.schema import RelationEnd, Schema
-from lorebase_core.schema.document import Direction
+from lorebase_core.schema import Direction, RelationEnd, Schema
 
 LimitCap = Literal["limit", "max_results"]
 
@@ -146,12 +145,12 @@ def parse_traverse(
             KindForbidden when the scope does not hide unreadable Kinds).
         GraphRequestInvalid: every other problem, each with its path.
     """
-    body = _object(document)
-    issues = _unknown_members(body, _TRAVERSE_MEMBERS)
-    start = _refs(body, "start", schema, scope, max_start, issues)
+    body = json_object(document, GraphRequestInvalid)
+    issues = unknown_members(body, _TRAVERSE_MEMBERS)
+    start = record_refs(body.get("start"), "start", schema, scope, max_start, issues)
     hops = _path(body, schema, scope, max_hops, issues)
     limit = _integer(body, "limit", 1, max_results, max_results, issues)
-    branch, at = _text(body, "branch", issues), _text(body, "at", issues)
+    branch, at = optional_text(body, "branch", issues), optional_text(body, "at", issues)
     start_kind = _start_kind(start, issues)
     _check_path(hops, start_kind, issues)
     if issues:
@@ -189,15 +188,15 @@ def parse_neighborhood(
             KindForbidden when the scope does not hide unreadable Kinds).
         GraphRequestInvalid: every other problem, each with its path.
     """
-    body = _object(document)
-    issues = _unknown_members(body, _NEIGHBORHOOD_MEMBERS)
-    refs = _refs(body, "refs", schema, scope, max_refs, issues)
+    body = json_object(document, GraphRequestInvalid)
+    issues = unknown_members(body, _NEIGHBORHOOD_MEMBERS)
+    refs = record_refs(body.get("refs"), "refs", schema, scope, max_refs, issues)
     depth = _integer(body, "depth", 0, max_depth, min(1, max_depth), issues)
     relations = _relations(body, schema, scope, issues)
     values = body.get("values", True)
     if not isinstance(values, bool):
         issues.append(Issue("values", "expected true or false", "type"))
-    branch, at = _text(body, "branch", issues), _text(body, "at", issues)
+    branch, at = optional_text(body, "branch", issues), optional_text(body, "at", issues)
     if issues:
         raise GraphRequestInvalid(f"{len(issues)} problem(s) in the neighborhood request", issues)
     return NeighborhoodRequest(
@@ -211,55 +210,6 @@ def parse_neighborhood(
 
 
 # -- members ---------------------------------------------------------------------------------
-
-
-def _object(document: object) -> Mapping[str, object]:
-    if not isinstance(document, Mapping) or not all(isinstance(name, str) for name in document):
-        raise GraphRequestInvalid(
-            "The request body must be a JSON object", [Issue("", "expected a JSON object", "type")]
-        )
-    return document
-
-
-def _unknown_members(body: Mapping[str, object], allowed: tuple[str, ...]) -> list[Issue]:
-    return [
-        Issue(shortened(name), f"unknown member; expected one of {', '.join(allowed)}", "unknown")
-        for name in sorted(set(body) - set(allowed))
-    ]
-
-
-def _refs(
-    body: Mapping[str, object],
-    member: str,
-    schema: Schema,
-    scope: ReadScope,
-    max_count: int,
-    issues: list[Issue],
-) -> list[tuple[int, RecordRef]]:
-    """The Record references of a list member, with their index; Kinds checked readable."""
-    value = body.get(member)
-    if value is None:
-        issues.append(Issue(member, "required: a list of Record references (Kind/key)", "missing"))
-        return []
-    if not isinstance(value, list):
-        issues.append(Issue(member, "expected a list of Record references (Kind/key)", "type"))
-        return []
-    if not 1 <= len(value) <= max_count:
-        issues.append(Issue(member, f"give 1 to {max_count} Record references", "range"))
-    refs: list[tuple[int, RecordRef]] = []
-    for index, item in enumerate(value[:max_count]):  # past the bound, the one issue above
-        path = f"{member}[{index}]"
-        if not isinstance(item, str):
-            issues.append(Issue(path, "expected a string Kind/key", "type"))
-            continue
-        try:
-            ref = RecordRef.parse(item)
-        except BadRequest as exc:
-            issues.append(Issue(path, exc.detail, "bad-ref"))
-            continue
-        scope.kind(schema, ref.kind)
-        refs.append((index, ref))
-    return refs
 
 
 def _integer(
@@ -279,16 +229,6 @@ def _integer(
     if not low <= value <= high:
         issues.append(Issue(member, f"must be from {low} to {high}, not {value}", "range"))
         return default
-    return value
-
-
-def _text(body: Mapping[str, object], member: str, issues: list[Issue]) -> str | None:
-    value = body.get(member)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        issues.append(Issue(member, "expected a non-empty string", "type"))
-        return None
     return value
 
 

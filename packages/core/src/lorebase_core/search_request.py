@@ -94,7 +94,28 @@ def parse_search(
             "A search is a JSON object",
             [Issue("", 'expected a JSON object such as {"q": "bearing"}', "bad-type")],
         )
-    issues: list[Issue] = [
+    issues = _member_issues(document)
+    kinds = _kinds(document, schema, scope, issues)
+    mode = _mode(document.get("mode", "lexical"), issues)
+    q = _text(document.get("q"), mode, max_q_chars, issues)
+    limit = _limit(document.get("limit"), default_limit, max_limit, issues)
+    values = document.get("values", True)
+    if not isinstance(values, bool):
+        issues.append(Issue("values", "expected true or false", "bad-type"))
+        values = True
+    vector, model = _vector(document, schema, mode, issues)
+    interpretation = None
+    if mode != "semantic" and q:
+        interpretation, refused = interpret(q, schema, scope, kinds)
+        issues.extend(refused)
+    if issues:
+        raise SearchInvalid(f"The search was refused: {len(issues)} problem(s)", issues)
+    return SearchRequest(q, kinds, mode, vector, limit, values, model, interpretation)
+
+
+def _member_issues(document: dict[Any, Any]) -> list[Issue]:
+    """Members a search does not take: unknown ones, and `at` (a search reads the head)."""
+    issues = [
         Issue(
             shortened(str(name)),
             f"unknown member {quoted(name)}; use {', '.join(MEMBERS)}",
@@ -107,12 +128,19 @@ def parse_search(
         issues.append(
             Issue("at", "search reads the head of the branch; leave out at", "unsupported")
         )
-    kinds = _kinds(document, schema, scope, issues)
-    mode = document.get("mode", "lexical")
-    if mode not in MODES:
-        issues.append(Issue("mode", f"expected one of {', '.join(MODES)}", "bad-value"))
-        mode = "lexical"
-    q = document.get("q")
+    return issues
+
+
+def _mode(mode: object, issues: list[Issue]) -> SearchMode:
+    for known in MODES:
+        if mode == known:
+            return known
+    issues.append(Issue("mode", f"expected one of {', '.join(MODES)}", "bad-value"))
+    return "lexical"
+
+
+def _text(q: object, mode: SearchMode, max_q_chars: int, issues: list[Issue]) -> str:
+    """The text searched for, stripped: required by lexical and hybrid searches."""
     if q is None:
         q = ""
     if not isinstance(q, str):
@@ -127,19 +155,7 @@ def parse_search(
         issues.append(Issue("q", "the text may not contain NUL characters", "bad-value"))
     if mode in ("lexical", "hybrid") and not q:
         issues.append(Issue("q", f"a {mode} search needs text", "required"))
-    limit = _limit(document.get("limit"), default_limit, max_limit, issues)
-    values = document.get("values", True)
-    if not isinstance(values, bool):
-        issues.append(Issue("values", "expected true or false", "bad-type"))
-        values = True
-    vector, model = _vector(document, schema, mode, issues)
-    interpretation = None
-    if mode != "semantic" and q:
-        interpretation, refused = interpret(q, schema, scope, kinds)
-        issues.extend(refused)
-    if issues:
-        raise SearchInvalid(f"The search was refused: {len(issues)} problem(s)", issues)
-    return SearchRequest(q, kinds, mode, vector, limit, values, model, interpretation)
+    return q
 
 
 def _kinds(

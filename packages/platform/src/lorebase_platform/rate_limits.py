@@ -200,15 +200,8 @@ class RateLimiter:
                 policy=policy_of(limit),
             )
             if limit.per_day is not None and limit.per_day - state.quota.count < remaining:
-                left = limit.per_day - state.quota.count
-                decision = Decision(
-                    allowed=True,
-                    limit=limit.per_day,
-                    remaining=left,
-                    reset_s=seconds_to_utc_midnight(wall),
-                    retry_after_s=0 if left else seconds_to_utc_midnight(wall),
-                    which="quota",
-                    policy=policy_of(limit),
+                decision = _quota_left(
+                    limit.per_day - state.quota.count, limit, wall, decision.policy
                 )
             return decision
 
@@ -246,6 +239,20 @@ def _refused_rate(limit: BucketLimit, tokens: TokenBucket) -> Decision:
     )
 
 
+def _quota_left(left: int, limit: BucketLimit, wall: float, policy: str) -> Decision:
+    """An allowed request whose daily quota leaves fewer requests (`left`) than its rate."""
+    until = seconds_to_utc_midnight(wall)
+    return Decision(
+        allowed=True,
+        limit=limit.per_day or 0,
+        remaining=left,
+        reset_s=until,
+        retry_after_s=0 if left else until,
+        which="quota",
+        policy=policy,
+    )
+
+
 def _refused_quota(limit: BucketLimit, wall: float, policy: str) -> Decision:
     until = seconds_to_utc_midnight(wall)
     return Decision(
@@ -274,41 +281,23 @@ class WindowLimiter:
         minute_reset = max(1, math.ceil((minute + 1) * MINUTE_S - wall))
         policy = policy_of(limit, burst=False)
         count = self.counter.increment(key, bucket, f"m{minute}", (minute + 2) * MINUTE_S)
-        if count > limit.per_minute:
-            return Decision(
-                allowed=False,
-                limit=limit.per_minute,
-                remaining=0,
-                reset_s=minute_reset,
-                retry_after_s=minute_reset,
-                which="rate",
-                policy=policy,
-            )
-        remaining = limit.per_minute - count
+        allowed = count <= limit.per_minute
+        remaining = max(0, limit.per_minute - count)
         decision = Decision(
-            allowed=True,
+            allowed=allowed,
             limit=limit.per_minute,
             remaining=remaining,
             reset_s=minute_reset,
-            retry_after_s=0 if remaining else minute_reset,
+            retry_after_s=0 if allowed and remaining else minute_reset,
             which="rate",
             policy=policy,
         )
-        if limit.per_day is not None:
-            day = int(wall // DAY_S)
-            used = self.counter.increment(key, bucket, f"d{day}", (day + 1) * DAY_S + MINUTE_S)
-            until = seconds_to_utc_midnight(wall)
-            if used > limit.per_day:
-                return _refused_quota(limit, wall, policy)
-            left = limit.per_day - used
-            if left < remaining:
-                decision = Decision(
-                    allowed=True,
-                    limit=limit.per_day,
-                    remaining=left,
-                    reset_s=until,
-                    retry_after_s=0 if left else until,
-                    which="quota",
-                    policy=policy,
-                )
+        if not allowed or limit.per_day is None:
+            return decision
+        day = int(wall // DAY_S)
+        used = self.counter.increment(key, bucket, f"d{day}", (day + 1) * DAY_S + MINUTE_S)
+        if used > limit.per_day:
+            return _refused_quota(limit, wall, policy)
+        if limit.per_day - used < remaining:
+            return _quota_left(limit.per_day - used, limit, wall, policy)
         return decision

@@ -55,19 +55,17 @@ class Metrics:
 
     def counter(self, name: str, description: str, unit: str = "1") -> Counter:
         """The counter `name`, made on first use."""
-        found = self._counters.get(name)
-        if found is None:
-            found = self._meter.create_counter(name, unit=unit, description=description)
-            self._counters[name] = found
-        return found
+        if name not in self._counters:
+            made = self._meter.create_counter(name, unit=unit, description=description)
+            self._counters[name] = made
+        return self._counters[name]
 
     def histogram(self, name: str, description: str, unit: str = "s") -> Histogram:
         """The histogram `name` (durations, sizes), made on first use."""
-        found = self._histograms.get(name)
-        if found is None:
-            found = self._meter.create_histogram(name, unit=unit, description=description)
-            self._histograms[name] = found
-        return found
+        if name not in self._histograms:
+            made = self._meter.create_histogram(name, unit=unit, description=description)
+            self._histograms[name] = made
+        return self._histograms[name]
 
     def count(self, name: str, attributes: Attributes | None = None) -> int:
         """How many values the histogram `name` recorded (with exactly `attributes`, when

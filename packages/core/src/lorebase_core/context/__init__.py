@@ -1,7 +1,7 @@
 """Context packs (agents.md section 1): the request, lenses and Traits, sections and the budget.
 
 Pure: Keeper reads the graph and the history through the store and assembles the pack
-(`lorebase_keeper.context_pack`).
+(`lorebase_keeper.reads.context_pack`).
 """
 
 from lorebase_core.context.budget import Renderer, Trimmed, estimate_tokens, trim
@@ -22,7 +22,12 @@ from lorebase_core.context.pack import (
     section_json,
     summarise_imports,
 )
-from lorebase_core.context.request import ContextLimits, ContextRequest, parse_context
+from lorebase_core.context.request import (
+    ContextLimits,
+    ContextRequest,
+    SchemaDetail,
+    parse_context,
+)
 from lorebase_core.errors import ContextRequestInvalid, LensUnknown
 
 __all__ = [
@@ -40,6 +45,7 @@ __all__ = [
     "RecentChange",
     "Renderer",
     "SchemaAttribute",
+    "SchemaDetail",
     "SchemaKind",
     "SchemaRelation",
     "Section",

@@ -19,7 +19,8 @@ from typing import Literal
 
 from lorebase_core.access import ReadScope
 from lorebase_core.context.lenses import LensView, resolve_lens, trait_kinds
-from lorebase_core.errors import BadRequest, ContextRequestInvalid, Issue, shortened
+from lorebase_core.errors import ContextRequestInvalid, Issue
+from lorebase_core.members import json_object, optional_text, record_refs, unknown_members
 from lorebase_core.query import Query, QueryInvalid, parse_query
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Schema
@@ -118,12 +119,9 @@ def parse_context(
         LensUnknown: a lens that is unknown or none of whose Kinds is readable.
         ContextRequestInvalid: every other problem, each with its path.
     """
-    body = _object(document)
-    issues = [
-        Issue(shortened(name), f"unknown member; expected one of {', '.join(MEMBERS)}", "unknown")
-        for name in sorted(set(body) - set(MEMBERS))
-    ]
-    lens_name = _text(body, "lens", issues)
+    body = json_object(document, ContextRequestInvalid)
+    issues = unknown_members(body, MEMBERS)
+    lens_name = optional_text(body, "lens", issues)
     lens = resolve_lens(schema, scope, lens_name) if lens_name is not None else None
     traits = _names(body, "traits", issues)
     kinds = (
@@ -138,8 +136,8 @@ def parse_context(
     sections, omitted = _sections(
         {**body, "include_schema": True} if compact else body, lens, issues
     )
-    since = _text(body, "since", issues)
-    branch = _text(body, "branch", issues)
+    since = optional_text(body, "since", issues)
+    branch = optional_text(body, "branch", issues)
     output = body.get("format", "json")
     if output not in ("json", "markdown"):
         issues.append(Issue("format", "expected json or markdown", "type"))
@@ -167,24 +165,6 @@ def parse_context(
 
 
 # -- members ---------------------------------------------------------------------------------
-
-
-def _object(document: object) -> Mapping[str, object]:
-    if not isinstance(document, Mapping) or not all(isinstance(name, str) for name in document):
-        raise ContextRequestInvalid(
-            "The request body must be a JSON object", [Issue("", "expected a JSON object", "type")]
-        )
-    return document
-
-
-def _text(body: Mapping[str, object], member: str, issues: list[Issue]) -> str | None:
-    value = body.get(member)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        issues.append(Issue(member, "expected a non-empty string", "type"))
-        return None
-    return value
 
 
 def _names(body: Mapping[str, object], member: str, issues: list[Issue]) -> list[str] | None:
@@ -235,23 +215,35 @@ def _integer(body: Mapping[str, object], member: str, low: int, issues: list[Iss
 def _depth(
     body: Mapping[str, object], lens: LensView | None, limits: ContextLimits, issues: list[Issue]
 ) -> tuple[int, bool]:
-    depth = _integer(body, "depth", 0, issues)
-    if depth is None and "depth" not in body and lens is not None:
-        depth = lens.definition.depth
-    if depth is None:
-        depth = min(limits.default_depth, limits.max_depth)
-    return min(depth, limits.max_depth), depth > limits.max_depth
+    from_lens = lens.definition.depth if lens is not None else None
+    return _capped(body, "depth", 0, from_lens, limits.default_depth, limits.max_depth, issues)
 
 
 def _budget(
     body: Mapping[str, object], lens: LensView | None, limits: ContextLimits, issues: list[Issue]
 ) -> tuple[int, bool]:
-    budget = _integer(body, "budget_tokens", 1, issues)
-    if budget is None and "budget_tokens" not in body and lens is not None:
-        budget = lens.definition.budget_tokens
-    if budget is None:
-        budget = min(limits.default_budget_tokens, limits.max_budget_tokens)
-    return min(budget, limits.max_budget_tokens), budget > limits.max_budget_tokens
+    from_lens = lens.definition.budget_tokens if lens is not None else None
+    default, maximum = limits.default_budget_tokens, limits.max_budget_tokens
+    return _capped(body, "budget_tokens", 1, from_lens, default, maximum, issues)
+
+
+def _capped(
+    body: Mapping[str, object],
+    member: str,
+    low: int,
+    from_lens: int | None,
+    default: int,
+    maximum: int,
+    issues: list[Issue],
+) -> tuple[int, bool]:
+    """The request's `member`, else the lens's, else `default` (within `maximum`); served at
+    most at `maximum`, and whether it was cut there."""
+    value = _integer(body, member, low, issues)
+    if value is None and member not in body:
+        value = from_lens
+    if value is None:
+        value = min(default, maximum)
+    return min(value, maximum), value > maximum
 
 
 def _sections(
@@ -295,10 +287,11 @@ def _selector(
         for member in given[1:]
     )
     if given[0] == "refs":
-        return _refs(body["refs"], schema, scope, limits.max_seeds, issues), None, None
+        found = record_refs(body["refs"], "refs", schema, scope, limits.max_seeds, issues)
+        return tuple(sorted({ref for _, ref in found}, key=str)), None, None
     if given[0] == "query":
         return None, _query(body["query"], schema, scope, limits, kinds, issues), None
-    search = _text(body, "search", issues)
+    search = optional_text(body, "search", issues)
     if search is not None and len(search.strip()) > limits.search_max_chars:
         issues.append(
             Issue(
@@ -309,30 +302,6 @@ def _selector(
         )
         search = None
     return None, None, search
-
-
-def _refs(
-    value: object, schema: Schema, scope: ReadScope, max_seeds: int, issues: list[Issue]
-) -> tuple[RecordRef, ...]:
-    if not isinstance(value, list):
-        issues.append(Issue("refs", "expected a list of Record references (Kind/key)", "type"))
-        return ()
-    if not 1 <= len(value) <= max_seeds:
-        issues.append(Issue("refs", f"give 1 to {max_seeds} Record references", "range"))
-    refs: set[RecordRef] = set()
-    for index, item in enumerate(value[:max_seeds]):  # past the bound, the one issue above
-        path = f"refs[{index}]"
-        if not isinstance(item, str):
-            issues.append(Issue(path, "expected a string Kind/key", "type"))
-            continue
-        try:
-            ref = RecordRef.parse(item)
-        except BadRequest as exc:
-            issues.append(Issue(path, exc.detail, "bad-ref"))
-            continue
-        scope.kind(schema, ref.kind)
-        refs.add(ref)
-    return tuple(sorted(refs, key=str))
 
 
 def _query(

@@ -14,13 +14,14 @@ these levels:
   words the other levels left over.
 
 Before them, numbers and count words are read next to the Attribute or Kind they measure
-(`numbers.py`: `comparison` and `count` candidates, level `number`); `suggest.py` composes POST
-/query bodies from the candidates.
+(`numbers.py`: `comparison` and `count` candidates, level `number`); `query_suggestions.py`
+composes POST /query bodies from the candidates.
 
 Names and phrases are compared normalized: camel case and underscores split into words, case
 folded, accents dropped, and the last word singular ("purchase orders" finds PurchaseOrder).
 """
 
+from lorebase_core.resolve.codes import standard_words
 from lorebase_core.resolve.matching import (
     MAX_PER_PHRASE,
     MAX_PHRASE_WORDS,
@@ -30,7 +31,7 @@ from lorebase_core.resolve.matching import (
     resolve_text,
 )
 from lorebase_core.resolve.numbers import NumberFound, number_candidates, typed_comparison
-from lorebase_core.resolve.suggest import Suggestion, shortest_path, suggest
+from lorebase_core.resolve.query_suggestions import Suggestion, shortest_path, suggest
 from lorebase_core.resolve.terms import Candidate, Direction, Entry, Level, Target, Term
 from lorebase_core.resolve.text import (
     STOP_WORDS,
@@ -73,6 +74,7 @@ __all__ = [
     "shortest_path",
     "similarity",
     "singular",
+    "standard_words",
     "stem",
     "stem_key",
     "suggest",

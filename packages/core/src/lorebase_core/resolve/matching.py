@@ -158,18 +158,7 @@ def resolve_text(
     named_at: dict[int, set[str]] = {}
     """The Kinds named at each word position, by the Kind or by one of its Attributes."""
     if schema is not None:
-
-        def rules_of(kind: str, attribute: str) -> AttributeDef | None:
-            return schema.kinds[kind].attributes.get(attribute)
-
-        for number in number_candidates(written, keys, vocabulary, rules_of, SCORES):
-            known = best.get(number.candidate.term)
-            if known is None or number.candidate.score > known.score:
-                best[number.candidate.term] = number.candidate
-            for position in number.used:
-                covered[position] = True
-                named_at.setdefault(position, set()).add(number.candidate.term.kind)
-
+        _read_numbers(schema, written, keys, vocabulary, best, covered, named_at)
     for level_pass in PASSES:
         for start, end in _spans(len(written)):
             if any(covered[start:end]):
@@ -198,6 +187,30 @@ def resolve_text(
         # an identifying word ends a run like a matched one, and is left out
         tuple(_unknown_phrases(keys, [a or b for a, b in zip(covered, identifying, strict=True)])),
     )
+
+
+def _read_numbers(
+    schema: Schema,
+    written: list[str],
+    keys: list[str],
+    vocabulary: Vocabulary,
+    best: dict[Term, Candidate],
+    covered: list[bool],
+    named_at: dict[int, set[str]],
+) -> None:
+    """Numbers and count words, read before names: their candidates join `best`, their words
+    are `covered`, and the Kinds they measure are named at those words."""
+
+    def rules_of(kind: str, attribute: str) -> AttributeDef | None:
+        return schema.kinds[kind].attributes.get(attribute)
+
+    for number in number_candidates(written, keys, vocabulary, rules_of, SCORES):
+        known = best.get(number.candidate.term)
+        if known is None or number.candidate.score > known.score:
+            best[number.candidate.term] = number.candidate
+        for position in number.used:
+            covered[position] = True
+            named_at.setdefault(position, set()).add(number.candidate.term.kind)
 
 
 def _attached(candidates: Iterable[Candidate], named_at: dict[int, set[str]]) -> list[Candidate]:

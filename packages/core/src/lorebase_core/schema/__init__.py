@@ -1,6 +1,7 @@
 """Schema as code: the document model, its loader and its look-ups."""
 
-from lorebase_core.schema.document import RelationEnd, Schema, canonical_json
+from lorebase_core.schema.checks import KIND_NAME
+from lorebase_core.schema.document import Direction, RelationEnd, Schema, canonical_json
 from lorebase_core.schema.loader import load_schema
 from lorebase_core.schema.model import (
     AttributeDef,
@@ -13,9 +14,12 @@ from lorebase_core.schema.model import (
     TraitDef,
     ValueRules,
 )
+from lorebase_core.schema.yaml_text import parse_yaml
 
 __all__ = [
+    "KIND_NAME",
     "AttributeDef",
+    "Direction",
     "DomainDef",
     "EditDef",
     "KindDef",
@@ -28,4 +32,5 @@ __all__ = [
     "ValueRules",
     "canonical_json",
     "load_schema",
+    "parse_yaml",
 ]

@@ -157,6 +157,17 @@ def _check_kind(schema: Schema, name: str, kind: KindDef) -> list[Issue]:
         issues.extend(
             _check_attribute(kind, attr_name, attribute, f"{path}.attributes.{attr_name}")
         )
+    issues.extend(_check_key(name, kind, path))
+    if kind.title is not None and kind.title not in kind.attributes:
+        issues.append(
+            Issue(f"{path}.title", f"{kind.title!r} is not an Attribute of {name}", "unknown")
+        )
+    issues.extend(_check_traits(schema, kind, path))
+    return issues
+
+
+def _check_key(name: str, kind: KindDef, path: str) -> list[Issue]:
+    issues: list[Issue] = []
     if not kind.key:
         issues.append(
             Issue(f"{path}.key", "a Kind needs a key of one or more Attributes", "missing")
@@ -181,10 +192,12 @@ def _check_kind(schema: Schema, name: str, kind: KindDef) -> list[Issue]:
             issues.append(
                 Issue(f"{path}.key", f"{attr_name!r} is derived or sensitive and cannot be a key")
             )
-    if kind.title is not None and kind.title not in kind.attributes:
-        issues.append(
-            Issue(f"{path}.title", f"{kind.title!r} is not an Attribute of {name}", "unknown")
-        )
+    return issues
+
+
+def _check_traits(schema: Schema, kind: KindDef, path: str) -> list[Issue]:
+    """Each Trait the Kind carries exists, and the Kind declares its Attributes alike."""
+    issues: list[Issue] = []
     for trait_name in kind.traits:
         trait = schema.traits.get(trait_name)
         if trait is None:
@@ -372,26 +385,14 @@ def _check_edit(schema: Schema, edit: EditDef, names: set[str], path: str) -> li
     attributes: dict[str, AttributeDef] = {}
     if edit.op in {"upsert_record", "update_record", "delete_record"}:
         if edit.kind not in schema.kinds:
-            return [
-                Issue(
-                    f"{path}.kind",
-                    f"Kind {edit.kind!r} does not exist",
-                    "unknown" if edit.kind else "missing",
-                )
-            ]
+            return _missing_target(f"{path}.kind", "Kind", edit.kind)
         attributes = schema.kinds[edit.kind].attributes
         issues.extend(_check_template(edit.key, names, f"{path}.key", required=True))
         if edit.from_ref is not None or edit.to_ref is not None or edit.relation is not None:
             issues.append(Issue(path, "record edits take kind, key and values"))
     else:
         if edit.relation not in schema.relations:
-            return [
-                Issue(
-                    f"{path}.relation",
-                    f"Relation {edit.relation!r} does not exist",
-                    "unknown" if edit.relation else "missing",
-                )
-            ]
+            return _missing_target(f"{path}.relation", "Relation", edit.relation)
         attributes = schema.relations[edit.relation].attributes
         issues.extend(_check_template(edit.from_ref, names, f"{path}.from", required=True))
         issues.extend(_check_template(edit.to_ref, names, f"{path}.to", required=True))
@@ -417,6 +418,11 @@ def _check_edit(schema: Schema, edit: EditDef, names: set[str], path: str) -> li
             )
         issues.extend(_check_template(template, names, f"{path}.values.{attr_name}"))
     return issues
+
+
+def _missing_target(path: str, noun: str, name: str | None) -> list[Issue]:
+    """The one issue of an edit whose Kind or Relation does not exist (or is not given)."""
+    return [Issue(path, f"{noun} {name!r} does not exist", "unknown" if name else "missing")]
 
 
 def _check_template(

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
+
+from pydantic import BaseModel
 
 from lorebase_core.errors import KindNotFound, RelationNotFound
 from lorebase_core.schema.model import (
@@ -97,26 +100,11 @@ class Schema:
         return {
             "domain": self.domain.model_dump(mode="json"),
             "search": self.search.model_dump(mode="json"),
-            "traits": {
-                name: trait.model_dump(mode="json", exclude_defaults=True)
-                for name, trait in self.traits.items()
-            },
-            "kinds": {
-                name: kind.model_dump(mode="json", exclude_defaults=True)
-                for name, kind in self.kinds.items()
-            },
-            "relations": {
-                name: relation.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-                for name, relation in self.relations.items()
-            },
-            "lenses": {
-                name: lens.model_dump(mode="json", exclude_defaults=True)
-                for name, lens in self.lenses.items()
-            },
-            "operations": {
-                name: operation.model_dump(mode="json", exclude_defaults=True)
-                for name, operation in self.operations.items()
-            },
+            "traits": _dumped(self.traits),
+            "kinds": _dumped(self.kinds),
+            "relations": _dumped(self.relations, by_alias=True),
+            "lenses": _dumped(self.lenses),
+            "operations": _dumped(self.operations),
         }
 
 
@@ -126,3 +114,13 @@ _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_asci
 def canonical_json(value: object) -> str:
     """Compact JSON with sorted keys: the one serialization hashed and compared everywhere."""
     return _CANONICAL.encode(value)
+
+
+def _dumped(
+    definitions: Mapping[str, BaseModel], *, by_alias: bool | None = None
+) -> dict[str, Any]:
+    """Each definition as JSON without its defaults, by name."""
+    return {
+        name: definition.model_dump(mode="json", by_alias=by_alias, exclude_defaults=True)
+        for name, definition in definitions.items()
+    }

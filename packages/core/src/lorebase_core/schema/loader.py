@@ -10,6 +10,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from lorebase_core.errors import Issue, SchemaInvalid
+from lorebase_core.members import single_member
 from lorebase_core.schema.checks import check_schema
 from lorebase_core.schema.document import Schema
 from lorebase_core.schema.model import (
@@ -158,15 +159,10 @@ class _EditPositions:
         kept: list[tuple[int, str]] = []
         for index, edit in enumerate(edits):
             edit_path = f"{path}.edits.{index}"
-            if not isinstance(edit, dict) or len(edit) != 1 or next(iter(edit)) not in EDIT_OPS:
-                issues.append(
-                    Issue(edit_path, f"an edit is a mapping with one of {', '.join(EDIT_OPS)}")
-                )
+            entry = single_member(edit, edit_path, EDIT_OPS, "an edit", issues)
+            if entry is None:
                 continue
-            op, body = next(iter(edit.items()))
-            if not isinstance(body, dict):
-                issues.append(Issue(f"{edit_path}.{op}", "expected a mapping"))
-                continue
+            op, body = entry
             renamed = {
                 _EDIT_MEMBERS.get(str(member), str(member)): value for member, value in body.items()
             }

@@ -176,7 +176,7 @@ def test_no_kind_a_caller_cannot_read(supply_schema: Schema) -> None:
 
 
 def test_shortest_path_is_deterministic(library_schema: Schema) -> None:
-    from lorebase_core.resolve.suggest import _edges
+    from lorebase_core.resolve.query_suggestions import _edges
 
     edges = _edges(library_schema, ReadScope.everything(), set())
     assert shortest_path(edges, "Member", "Book", 4) == [

@@ -1,0 +1,58 @@
+"""database, store and import: where the data lives and how the store walks and loads it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+
+from lorebase_platform.secrets import resolve_secret
+from lorebase_platform.settings.base import Section, default_data_dir
+
+
+class DatabaseSettings(Section):
+    url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL of the database (postgresql://...), or a secret:// reference to one. "
+        "Empty: the embedded SQLite database at sqlite_path.",
+    )
+    sqlite_path: Path = Field(
+        default_factory=lambda: default_data_dir() / "lorebase.sqlite",
+        description="File of the embedded SQLite database, used when url is empty.",
+    )
+    pool_size: int = Field(
+        default=5, ge=1, le=100, description="Connections kept open per process (PostgreSQL)."
+    )
+    busy_timeout_ms: int = Field(
+        default=30000, ge=0, description="How long a SQLite writer waits for the write lock."
+    )
+
+    def resolved_url(self) -> str:
+        if self.url:
+            return resolve_secret(self.url)
+        return f"sqlite:///{self.sqlite_path.expanduser()}"
+
+
+class StoreTraverseSettings(Section):
+    max_fanout: int = Field(
+        default=1000,
+        ge=1,
+        description="Links followed from one Record per hop in traversals and neighborhoods.",
+    )
+
+
+class StoreSettings(Section):
+    traverse: StoreTraverseSettings = Field(
+        default_factory=StoreTraverseSettings, description="Graph walks in the store."
+    )
+
+
+class ImportSettings(Section):
+    batch_size: int = Field(
+        default=1000, ge=1, le=100_000, description="Rows validated and written per batch."
+    )
+    max_issues: int = Field(
+        default=1000,
+        ge=1,
+        description="Problems collected before an import stops looking for more.",
+    )

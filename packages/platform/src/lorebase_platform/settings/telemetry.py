@@ -1,0 +1,18 @@
+"""telemetry: where metrics are exported (OpenTelemetry)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from lorebase_platform.settings.base import Section
+
+
+class TelemetrySettings(Section):
+    otlp_endpoint: str | None = Field(
+        default=None,
+        description="OTLP/HTTP endpoint metrics are exported to (http://host:4318); "
+        "empty: nothing is exported.",
+    )
+    export_interval_s: float = Field(
+        default=60.0, gt=0, description="Seconds between two exports of the metrics."
+    )
