@@ -20,8 +20,7 @@ from lorebase_core.schema import load_schema
 from lorebase_store import tables as t
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.health.checks import KindChecks, normalized
-from lorebase_store.health.relations import RelationHealth
-from lorebase_store.health.report import HealthLimits, HealthReport, KindHealth
+from lorebase_store.health.shapes import HealthLimits, HealthReport, KindHealth, RelationHealth
 from lorebase_store.importer import import_directory
 from lorebase_store.store import Store
 

@@ -20,8 +20,7 @@ import pytest
 from lorebase_core.access import ReadScope
 from lorebase_core.changes import DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
 from lorebase_core.errors import BadCursor, TraitNotFound
-from lorebase_core.query import QueryInvalid, decode_cursor, encode_cursor, parse_query
-from lorebase_core.query.parse import ascii_lower
+from lorebase_core.query import QueryInvalid, ascii_lower, decode_cursor, encode_cursor, parse_query
 from lorebase_core.schema import Schema, load_schema
 from lorebase_core.values import CanonicalValue, ValueType, canonical, compare
 from lorebase_store.engine import read_transaction

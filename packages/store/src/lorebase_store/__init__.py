@@ -9,6 +9,7 @@ The parts behind it:
 | `store` | `Store`: opens the database and is the way in to every read and write |
 | `engine`, `tables`, `migrate`, `migrations/` | engines of both backends, the tables, Alembic |
 | `results` | the plain result types reads and commits return |
+| `rows`, `clock` | a row as a result type (`from_row`) and a result as a document; now as stored |
 | `versioned/` | Domains, branches, the row versions a branch sees (`View`, `Segment`) |
 | `commits/` | a change set becomes one Revision: row writes, statistics |
 | `reads/` | `Reader`: Records, Links, history, lineage, diff, queries, context reads, resolve |
@@ -54,13 +55,13 @@ from lorebase_store.graph import (
     TraverseResult,
 )
 from lorebase_store.graph.sql import fetch_links, fetch_records
-from lorebase_store.health.relations import RelationHealth
-from lorebase_store.health.report import (
+from lorebase_store.health.shapes import (
     DuplicateGroup,
     Duplicates,
     HealthLimits,
     HealthReport,
     KindHealth,
+    RelationHealth,
     Violation,
 )
 from lorebase_store.importer import ImportResult, import_directory
@@ -146,7 +147,7 @@ from lorebase_store.writes.executions import (
 )
 from lorebase_store.writes.ids import new_id
 from lorebase_store.writes.merges import ConflictResolution, FoundConflict, MergePlan
-from lorebase_store.writes.proposals import (
+from lorebase_store.writes.proposals.shapes import (
     Attempt,
     ConflictInfo,
     MergeOutcome,

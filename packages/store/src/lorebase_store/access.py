@@ -12,7 +12,6 @@ import hmac
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 import sqlalchemy as sa
@@ -24,9 +23,10 @@ from lorebase_core.errors import (
     KeyNotFound,
     PrincipalNotFound,
 )
-from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
 from lorebase_store.engine import inserted_id
+from lorebase_store.rows import field_document, from_row
 
 PrincipalType = Literal["user", "service"]
 PRINCIPAL_ID = re.compile(r"^[a-z][a-z0-9_.-]{0,62}$")
@@ -80,13 +80,7 @@ class KeyInfo:
     revoked_at: str | None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "principal": self.principal,
-            "description": self.description,
-            "created_at": self.created_at,
-            "revoked_at": self.revoked_at,
-        }
+        return field_document(self)
 
 
 @dataclass(frozen=True)
@@ -103,10 +97,6 @@ class NewKey:
 
     info: KeyInfo
     secret: str
-
-
-def _now() -> str:
-    return format_datetime(datetime.now(UTC))
 
 
 def _digest(secret: str) -> str:
@@ -134,7 +124,7 @@ def ensure_principal(
         sa.select(t.principals).where(t.principals.c.id == principal_id)
     ).first()
     if row is None:
-        created_at = _now()
+        created_at = now_stamp()
         connection.execute(
             t.principals.insert().values(
                 id=principal_id,
@@ -160,7 +150,7 @@ def create_key(connection: sa.Connection, principal_id: str, *, description: str
     principal(connection, principal_id)
     key_id = secrets.token_hex(6)
     secret = secrets.token_urlsafe(32)
-    created_at = _now()
+    created_at = now_stamp()
     connection.execute(
         t.api_keys.insert().values(
             id=key_id,
@@ -191,7 +181,7 @@ def revoke_key(connection: sa.Connection, key_id: str) -> KeyInfo:
         raise KeyNotFound(f"API key {key_id!r} does not exist")
     if found[0].revoked_at is not None:
         return found[0]
-    revoked_at = _now()
+    revoked_at = now_stamp()
     connection.execute(
         t.api_keys.update().where(t.api_keys.c.id == key_id).values(revoked_at=revoked_at)
     )
@@ -249,7 +239,7 @@ def add_grant(
             f"{principal_id!r} already holds {role!r} on {domain}:{branch} (grant {duplicate}); "
             "revoke it first to change it"
         )
-    created_at = _now()
+    created_at = now_stamp()
     sorted_kinds = sorted(set(kinds)) if kinds is not None else None
     sorted_clearances = sorted(set(clearances or []))
     grant_id = inserted_id(
@@ -282,15 +272,12 @@ def grants_of(connection: sa.Connection, principal_id: str | None = None) -> lis
     if principal_id is not None:
         query = query.where(t.grants.c.principal_id == principal_id)
     return [
-        GrantInfo(
-            id=row.id,
+        from_row(
+            GrantInfo,
+            row,
             principal=row.principal_id,
-            domain=row.domain,
-            branch=row.branch,
-            role=row.role,
             kinds=tuple(row.kinds) if row.kinds is not None else None,
             clearances=tuple(row.clearances),
-            created_at=row.created_at,
         )
         for row in connection.execute(query)
     ]

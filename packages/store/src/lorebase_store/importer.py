@@ -24,8 +24,9 @@ from __future__ import annotations
 import csv
 import json
 import tempfile
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +42,10 @@ from lorebase_core.errors import (
     SchemaInvalid,
     ValuesInvalid,
 )
-from lorebase_core.schema import Schema, load_schema
-from lorebase_core.schema.yaml_text import parse_yaml
+from lorebase_core.schema import Schema, load_schema, parse_yaml
 from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.reads.reader import Reader
-from lorebase_store.results import LinkVersion, RecordVersion, RevisionInfo
+from lorebase_store.results import CommitResult, LinkVersion, RecordVersion, RevisionInfo
 from lorebase_store.store import Store
 
 DATA_SUFFIXES = (".csv", ".jsonl")
@@ -100,6 +100,15 @@ class _Manifest:
     default_branch: str
 
 
+@dataclass(frozen=True)
+class _Limits:
+    """The limits of an import's commits (the `CommitRequest` fields of the same names)."""
+
+    batch_size: int
+    max_issues: int
+    changed_keys_max: int
+
+
 def import_directory(
     store: Store,
     directory: Path,
@@ -126,21 +135,12 @@ def import_directory(
     exists = store.has_domain(manifest.domain)
     if exists and create_only:
         return ImportResult(domain=manifest.domain, created=False, skipped=True)
+    limits = _Limits(batch_size, max_issues, changed_keys_max)
     if exists:
         return _import_again(
-            store,
-            directory,
-            schema,
-            manifest,
-            branch=branch,
-            overwrite=overwrite,
-            batch_size=batch_size,
-            max_issues=max_issues,
-            changed_keys_max=changed_keys_max,
+            store, directory, schema, manifest, branch=branch, overwrite=overwrite, limits=limits
         )
-    return _import_first(
-        store, directory, schema, manifest, branch, batch_size, max_issues, changed_keys_max
-    )
+    return _import_first(store, directory, schema, manifest, branch=branch, limits=limits)
 
 
 def _import_first(
@@ -148,38 +148,23 @@ def _import_first(
     directory: Path,
     schema: Schema,
     manifest: _Manifest,
+    *,
     branch: str | None,
-    batch_size: int,
-    max_issues: int,
-    changed_keys_max: int,
+    limits: _Limits,
 ) -> ImportResult:
     """The import that creates the Domain: the data files as one Revision, then `revisions/`."""
     files = _data_files(directory, schema)
-    request = CommitRequest(
-        domain=manifest.domain,
-        branch=branch,
-        author=manifest.author,
-        message=manifest.message,
-        origin=Origin("import", manifest.origin_ref),
+    request = replace(
+        _import_request(manifest, branch, schema, limits),
         created_at=manifest.time,
-        schema=schema,
         duplicates="refuse",
-        batch_size=batch_size,
-        max_issues=max_issues,
-        changed_keys_max=changed_keys_max,
         create_domain=True,
         default_branch=manifest.default_branch,
     )
-    try:
-        result = store.commit(request, _changes(directory, files, schema))
-    except ValuesInvalid as exc:
-        raise ImportInvalid(
-            f"Import of {directory.name} refused: {len(exc.issues)} problem(s); nothing was written",
-            exc.issues,
-        ) from exc
+    result = _commit_import(store, directory, request, _changes(directory, files, schema))
     revisions = [result.revision] if result.revision else []
     changes = result.changes
-    for revision in _replay(store, directory, manifest, branch, changed_keys_max):
+    for revision in _replay(store, directory, manifest, branch, limits.changed_keys_max):
         revisions.append(revision)
         changes += revision.stats.get("changes", 0)
     return ImportResult(
@@ -441,9 +426,7 @@ def _import_again(
     *,
     branch: str | None,
     overwrite: bool,
-    batch_size: int,
-    max_issues: int,
-    changed_keys_max: int,
+    limits: _Limits,
 ) -> ImportResult:
     """Commit what differs between the folder's meaning and the branch's head, as one Revision.
 
@@ -451,55 +434,27 @@ def _import_again(
     import, and its follow-up change sets replayed), so what it means is exactly what a first
     import would have made; then its Records and Links are compared with the head.
     """
-    with tempfile.TemporaryDirectory(prefix="lorebase-import-") as scratch_folder:
-        scratch = Store.open(f"sqlite:///{Path(scratch_folder) / 'folder.sqlite'}")
-        try:
-            meant = _import_first(
-                scratch,
-                directory,
-                _without_unique_rules(directory),
-                _read_manifest(directory, schema, None, None),  # the folder's own authors
-                None,
-                batch_size,
-                max_issues,
-                changed_keys_max,
-            )
-            with (
-                scratch.reader(manifest.domain) as folder,
-                store.reader(manifest.domain, branch=branch) as head,
-            ):
-                own = _FolderRevisions(meant.revisions)
-                changes, overwrites = _differences(folder, head, schema, own)
-                head_revision = head.revision
-        finally:
-            scratch.close()
+    with (
+        _scratch_import(directory, schema, limits) as (scratch, meant),
+        scratch.reader(manifest.domain) as folder,
+        store.reader(manifest.domain, branch=branch) as head,
+    ):
+        own = _FolderRevisions(meant.revisions)
+        changes, overwrites = _differences(folder, head, schema, own)
+        head_revision = head.revision
     if overwrites and not overwrite:
-        shown = overwrites[:max_issues]
+        shown = overwrites[: limits.max_issues]
         raise ImportOverwrites(
             f"Importing {directory.name} again would overwrite {len(overwrites)} value(s) set "
             "since by Operations or merges; nothing was written. Import with --overwrite "
             "(overwrite=true) to replace them with the folder's values",
             overwrites=[entry.to_json() for entry in shown],
         )
-    request = CommitRequest(
-        domain=manifest.domain,
-        branch=branch,
-        author=manifest.author,
-        message=manifest.message,
-        origin=Origin("import", manifest.origin_ref),
-        expected_head=head_revision,  # what was compared is what is written over
-        schema=schema,
-        batch_size=batch_size,
-        max_issues=max_issues,
-        changed_keys_max=changed_keys_max,
+    # what was compared is what is written over
+    request = replace(
+        _import_request(manifest, branch, schema, limits), expected_head=head_revision
     )
-    try:
-        result = store.commit(request, changes)
-    except ValuesInvalid as exc:
-        raise ImportInvalid(
-            f"Import of {directory.name} refused: {len(exc.issues)} problem(s); nothing was written",
-            exc.issues,
-        ) from exc
+    result = _commit_import(store, directory, request, changes)
     return ImportResult(
         domain=manifest.domain,
         created=False,
@@ -508,6 +463,60 @@ def _import_again(
         changes=result.changes,
         overwritten=overwrites,
     )
+
+
+@contextmanager
+def _scratch_import(
+    directory: Path, schema: Schema, limits: _Limits
+) -> Iterator[tuple[Store, ImportResult]]:
+    """The folder imported as a first import would be, into a scratch SQLite database that is
+    closed and removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="lorebase-import-") as scratch_folder:
+        scratch = Store.open(f"sqlite:///{Path(scratch_folder) / 'folder.sqlite'}")
+        try:
+            yield (
+                scratch,
+                _import_first(
+                    scratch,
+                    directory,
+                    _without_unique_rules(directory),
+                    _read_manifest(directory, schema, None, None),  # the folder's own authors
+                    branch=None,
+                    limits=limits,
+                ),
+            )
+        finally:
+            scratch.close()
+
+
+def _import_request(
+    manifest: _Manifest, branch: str | None, schema: Schema, limits: _Limits
+) -> CommitRequest:
+    """An import's commit: origin import, the manifest's author and message, and the limits."""
+    return CommitRequest(
+        domain=manifest.domain,
+        branch=branch,
+        author=manifest.author,
+        message=manifest.message,
+        origin=Origin("import", manifest.origin_ref),
+        schema=schema,
+        batch_size=limits.batch_size,
+        max_issues=limits.max_issues,
+        changed_keys_max=limits.changed_keys_max,
+    )
+
+
+def _commit_import(
+    store: Store, directory: Path, request: CommitRequest, changes: Iterable[Change]
+) -> CommitResult:
+    """Commit an import's changes; a refusal names the folder (`ImportInvalid`)."""
+    try:
+        return store.commit(request, changes)
+    except ValuesInvalid as exc:
+        raise ImportInvalid(
+            f"Import of {directory.name} refused: {len(exc.issues)} problem(s); nothing was written",
+            exc.issues,
+        ) from exc
 
 
 def _without_unique_rules(directory: Path) -> Schema:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase_core.values import CanonicalValue
+from lorebase_store.rows import field_document
 
 Values = dict[str, CanonicalValue]
 
@@ -193,13 +194,7 @@ class DiffEntry:
     after: Values | None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "ref": self.ref,
-            "change": self.change,
-            "attributes": self.attributes,
-            "before": self.before,
-            "after": self.after,
-        }
+        return field_document(self)
 
 
 @dataclass(frozen=True)

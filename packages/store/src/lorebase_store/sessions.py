@@ -20,6 +20,7 @@ from lorebase_core.values import format_datetime
 from lorebase_platform.settings import SessionSettings
 from lorebase_store import tables as t
 from lorebase_store.access import principal
+from lorebase_store.clock import now_stamp
 
 SessionMethod = Literal["api_key", "oidc"]
 PRUNE_BATCH = 200
@@ -197,7 +198,7 @@ def _revoke(connection: sa.Connection, condition: sa.ColumnElement[bool]) -> int
     result = connection.execute(
         t.auth_sessions.update()
         .where(condition, t.auth_sessions.c.revoked_at.is_(None))
-        .values(revoked_at=format_datetime(datetime.now(UTC)))
+        .values(revoked_at=now_stamp())
     )
     return result.rowcount
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 import sqlalchemy as sa
@@ -12,13 +11,13 @@ import sqlalchemy as sa
 from lorebase_core.changes import Change
 from lorebase_core.errors import AlreadyExists
 from lorebase_core.schema import Schema
-from lorebase_core.values import format_datetime
 from lorebase_platform.settings import DatabaseSettings, SessionSettings
 from lorebase_store import access as access_rows
 from lorebase_store import feed
 from lorebase_store import oidc_identities as identity_rows
 from lorebase_store import sessions as session_rows
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
 from lorebase_store.commits.commit import CommitRequest, commit
 from lorebase_store.commits.statistics import Statistics, read_statistics, recount
 from lorebase_store.engine import (
@@ -67,10 +66,6 @@ from lorebase_store.versioned.views import (
 )
 from lorebase_store.writes.branches import BranchMode, create_branch_on, find_branch
 from lorebase_store.writes.writes import Writes
-
-
-def _now() -> str:
-    return format_datetime(datetime.now(UTC))
 
 
 class Store:
@@ -295,7 +290,7 @@ class Store:
                     name=name,
                     revision_id=target.id,
                     message=message,
-                    created_at=_now(),
+                    created_at=now_stamp(),
                     created_by=created_by,
                 )
             )

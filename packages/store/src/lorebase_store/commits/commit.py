@@ -14,7 +14,6 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import cached_property
 from itertools import islice
 from typing import Any, Literal
@@ -25,8 +24,11 @@ from lorebase_core.changes import Change, DeleteLink, DeleteRecord, Origin, Upse
 from lorebase_core.errors import Issue, StaleHead, ValuesInvalid
 from lorebase_core.records import check_values, derive, key_values, missing_required, record_key
 from lorebase_core.schema import KindDef, RelationDef, Schema, canonical_json
-from lorebase_core.values import ValueProblem, format_datetime
+from lorebase_core.values import ValueProblem
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
+from lorebase_store.commits.digest import ChangeDigest
+from lorebase_store.commits.planner import PlannerStatistics
 from lorebase_store.commits.row_writes import RowWrites
 from lorebase_store.commits.statistics import StatisticsDelta, apply_delta
 from lorebase_store.commits.typed_heads import CommitTypedHeads
@@ -39,7 +41,7 @@ from lorebase_store.engine import (
 )
 from lorebase_store.feed.notify import insert_event
 from lorebase_store.reads.records import duplicate_values
-from lorebase_store.results import CommitResult, RevisionInfo
+from lorebase_store.results import BranchInfo, CommitResult, DomainInfo, RevisionInfo
 from lorebase_store.search.index import RecordWrite, build_index, index_records, reindex_branch
 from lorebase_store.search.text import document
 from lorebase_store.versioned.current import Current, current_links, current_records, links_touching
@@ -137,10 +139,10 @@ class _Commit:
         self.request = request
         self.issues: list[Issue] = []
         self.tally = _Tally()
-        self.digest = hashlib.sha256()
+        self.digest = ChangeDigest()
         self.count = 0
         self.unique_touched: dict[tuple[str, str], set[str]] = {}
-        self.planner = _PlannerStatistics(connection)
+        self.planner = PlannerStatistics(connection)
         # a new Domain's search index is built in one pass when its commit ends (`build_index`)
         self.bulk_index = request.create_domain
         self.statistics = StatisticsDelta()
@@ -149,29 +151,8 @@ class _Commit:
     def run(self, changes: Iterable[Change]) -> CommitResult:
         connection, request = self.connection, self.request
         if request.create_domain:
-            if request.schema is None:
-                raise ValuesInvalid(
-                    "A new Domain needs a schema", [Issue("schema", "required", "missing")]
-                )
-            insert_domain(
-                connection,
-                request.schema,
-                created_by=request.author,
-                default_branch=request.default_branch,
-                created_at=request.created_at,
-            )
-        domain, branch, parent = load_commit_target(connection, request.domain, request.branch)
-        self.on_default_branch = branch.name == domain.default_branch
-        if not is_sqlite(connection):  # SQLite's write lock is already held: BEGIN IMMEDIATE
-            connection.execute(_LOCK_DOMAIN, {"id": domain.id})
-            branch, parent = lock_commit_target(connection, domain, branch.id)
-        if request.expected_head is not None and request.expected_head != branch.head_revision:
-            raise StaleHead(
-                f"Branch {branch.name!r} moved: its head is {branch.head_revision}, not {request.expected_head}",
-                branch=branch.name,
-                head=branch.head_revision,
-                expected_head=request.expected_head,
-            )
+            self._insert_domain()
+        domain, branch, parent = self._locked_target()
         old_digest = parent.schema_digest if parent else str(domain.settings["initial_schema"])
         self.schema: Schema = request.schema or schema_by_digest(connection, old_digest)
         if request.schema is not None:
@@ -189,14 +170,58 @@ class _Commit:
         # the new versions have from_seq = self.seq: they shadow the base's rows from there on
         at_head = segments(connection, branch, branch.head_seq)
         self.chain = (Segment(branch.id, self.seq, True), *at_head[1:])
-        created_at = request.created_at or format_datetime(datetime.now(UTC))
-        self.revision_pk = inserted_id(
-            connection.execute(
+        created_at = request.created_at or now_stamp()
+        self.revision_pk = self._insert_pending_revision(domain.id, created_at)
+        self._apply_all(changes)
+        schema_changed = self.schema.digest != old_digest
+        if self.count == 0 and not schema_changed:
+            # nothing was written but the pending Revision: the transaction may go on (a new
+            # Domain stays, an execution records its invocation)
+            connection.execute(t.revisions.delete().where(t.revisions.c.pk == self.revision_pk))
+            return CommitResult(None, 0, {})
+        return self._finish(domain.id, parent, created_at, schema_changed)
+
+    def _insert_domain(self) -> None:
+        request = self.request
+        if request.schema is None:
+            raise ValuesInvalid(
+                "A new Domain needs a schema", [Issue("schema", "required", "missing")]
+            )
+        insert_domain(
+            self.connection,
+            request.schema,
+            created_by=request.author,
+            default_branch=request.default_branch,
+            created_at=request.created_at,
+        )
+
+    def _locked_target(self) -> tuple[DomainInfo, BranchInfo, Head | None]:
+        """The Domain, the branch (locked) and its head, checked against `expected_head`."""
+        connection, request = self.connection, self.request
+        domain, branch, parent = load_commit_target(connection, request.domain, request.branch)
+        self.on_default_branch = branch.name == domain.default_branch
+        if not is_sqlite(connection):  # SQLite's write lock is already held: BEGIN IMMEDIATE
+            connection.execute(_LOCK_DOMAIN, {"id": domain.id})
+            branch, parent = lock_commit_target(connection, domain, branch.id)
+        if request.expected_head is not None and request.expected_head != branch.head_revision:
+            raise StaleHead(
+                f"Branch {branch.name!r} moved: its head is {branch.head_revision}, not {request.expected_head}",
+                branch=branch.name,
+                head=branch.head_revision,
+                expected_head=request.expected_head,
+            )
+        return domain, branch, parent
+
+    def _insert_pending_revision(self, domain_id: int, created_at: str) -> int:
+        """The Revision's row, under a placeholder id until `_finish` knows its digest."""
+        request = self.request
+        return inserted_id(
+            self.connection.execute(
                 t.revisions.insert(),
                 {
                     "id": f"pending-{uuid.uuid4().hex}",
-                    "domain_id": domain.id,
-                    "branch_id": branch.id,
+                    "domain_id": domain_id,
+                    "branch_id": self.branch.id,
                     "seq": self.seq,
                     "parents": [],
                     "generation": 0,
@@ -210,6 +235,10 @@ class _Commit:
                 },
             )
         )
+
+    def _apply_all(self, changes: Iterable[Change]) -> None:
+        """Apply the changes batch by batch; raises `ValuesInvalid` with the issues found."""
+        request = self.request
         for batch in _batches(changes, request.batch_size):
             self._apply_batch(batch)
             if len(self.issues) >= request.max_issues:
@@ -220,13 +249,6 @@ class _Commit:
             raise ValuesInvalid(
                 f"The changes were refused: {len(shown)} problem(s); nothing was written", shown
             )
-        schema_changed = self.schema.digest != old_digest
-        if self.count == 0 and not schema_changed:
-            # nothing was written but the pending Revision: the transaction may go on (a new
-            # Domain stays, an execution records its invocation)
-            connection.execute(t.revisions.delete().where(t.revisions.c.pk == self.revision_pk))
-            return CommitResult(None, 0, {})
-        return self._finish(domain.id, parent, created_at, schema_changed)
 
     def _finish(
         self,
@@ -235,10 +257,29 @@ class _Commit:
         created_at: str,
         schema_changed: bool,
     ) -> CommitResult:
-        request, tally = self.request, self.tally
         parents = [parent.id] if parent else []
-        if request.merge_parent is not None:
-            parents.append(request.merge_parent)
+        if self.request.merge_parent is not None:
+            parents.append(self.request.merge_parent)
+        revision = self._seal(parents, parent.generation + 1 if parent else 1, created_at)
+        if self.bulk_index:
+            build_index(self.connection, self.branch.id, self.schema)
+        elif schema_changed:  # what is indexed of each Record depends on its Kind's Attributes
+            reindex_branch(self.connection, self.branch.id, self.schema)
+        self.typed_heads.finish()
+        if self.on_default_branch:
+            apply_delta(
+                self.connection,
+                domain_id,
+                parent.id if parent else None,
+                revision.id,
+                self.statistics,
+            )
+        sequence = self._insert_committed_event(domain_id, revision, schema_changed)
+        return CommitResult(revision, self.count, revision.stats, sequence)
+
+    def _seal(self, parents: list[str], generation: int, created_at: str) -> RevisionInfo:
+        """Give the pending Revision its id (the digest of its header and changes), move the head."""
+        request, tally = self.request, self.tally
         header = canonical_json(
             {
                 "parents": parents,
@@ -257,7 +298,6 @@ class _Commit:
             "links": dict(sorted(tally.links.items())),
             "partitions_changed": len(tally.kinds) + len(tally.relations),
         }
-        generation = parent.generation + 1 if parent else 1
         self.connection.execute(
             _SEAL_REVISION,
             {
@@ -271,49 +311,7 @@ class _Commit:
         self.connection.execute(
             _MOVE_HEAD, {"id_": self.branch.id, "head_seq": self.seq, "head_revision": revision_id}
         )
-        if self.bulk_index:
-            build_index(self.connection, self.branch.id, self.schema)
-        elif schema_changed:  # what is indexed of each Record depends on its Kind's Attributes
-            reindex_branch(self.connection, self.branch.id, self.schema)
-        self.typed_heads.finish()
-        if self.on_default_branch:
-            apply_delta(
-                self.connection,
-                domain_id,
-                parent.id if parent else None,
-                revision_id,
-                self.statistics,
-            )
-        payload = {
-            "type": "revision.committed",
-            "domain": request.domain,
-            "branch": self.branch.name,
-            "revision": revision_id,
-            "parents": parents,
-            "generation": generation,
-            "author": request.author,
-            "message": request.message,
-            "origin": request.origin.to_json(),
-            "stats": {"partitions_changed": stats["partitions_changed"], "changes": self.count},
-            "created_at": created_at,
-            "kinds": dict(sorted(tally.kinds.items())),
-            "relations": dict(sorted(tally.relations.items())),
-            "schema_changed": schema_changed,
-            "keys": {kind: sorted(keys) for kind, keys in sorted(tally.keys.items()) if keys},
-            "keys_truncated": tally.keys_truncated,
-        }
-        sequence = insert_event(
-            self.connection,
-            {
-                "domain_id": domain_id,
-                "branch_id": self.branch.id,
-                "type": "revision.committed",
-                "revision_id": revision_id,
-                "created_at": created_at,
-                "payload": payload,
-            },
-        )
-        revision = RevisionInfo(
+        return RevisionInfo(
             pk=self.revision_pk,
             id=revision_id,
             branch=self.branch.name,
@@ -329,7 +327,44 @@ class _Commit:
             created_at=created_at,
             schema_digest=self.schema.digest,
         )
-        return CommitResult(revision, self.count, stats, sequence)
+
+    def _insert_committed_event(
+        self, domain_id: int, revision: RevisionInfo, schema_changed: bool
+    ) -> int:
+        """The feed's `revision.committed` event; returns its sequence."""
+        request, tally = self.request, self.tally
+        payload = {
+            "type": "revision.committed",
+            "domain": request.domain,
+            "branch": self.branch.name,
+            "revision": revision.id,
+            "parents": revision.parents,
+            "generation": revision.generation,
+            "author": request.author,
+            "message": request.message,
+            "origin": request.origin.to_json(),
+            "stats": {
+                "partitions_changed": revision.stats["partitions_changed"],
+                "changes": self.count,
+            },
+            "created_at": revision.created_at,
+            "kinds": dict(sorted(tally.kinds.items())),
+            "relations": dict(sorted(tally.relations.items())),
+            "schema_changed": schema_changed,
+            "keys": {kind: sorted(keys) for kind, keys in sorted(tally.keys.items()) if keys},
+            "keys_truncated": tally.keys_truncated,
+        }
+        return insert_event(
+            self.connection,
+            {
+                "domain_id": domain_id,
+                "branch_id": self.branch.id,
+                "type": "revision.committed",
+                "revision_id": revision.id,
+                "created_at": revision.created_at,
+                "payload": payload,
+            },
+        )
 
     # -- batches -----------------------------------------------------------------------------
     def _apply_batch(self, batch: list[Change]) -> None:
@@ -394,14 +429,7 @@ class _Commit:
                     before.values if before is not None and not before.deleted else None,
                     None if written.deleted else written.values,
                 )
-            current[key] = Current(
-                row_id=-1,
-                own=True,
-                from_seq=self.seq,
-                deleted=written.deleted,
-                values=written.values,
-                provenance=written.provenance,
-            )
+            current[key] = self._own_version(written.deleted, written.values, written.provenance)
         self.planner.wrote(t.records, writes.flush(self.connection))
         index_records(self.connection, self.branch.id, self.schema, kind_name, documented)
         self.typed_heads.write(kind_name, indexed)
@@ -476,7 +504,7 @@ class _Commit:
         self, kind_name: str, key: str, change: str, again: bool, hashed: dict[str, Any]
     ) -> None:
         """Count a Record change once per commit, however often the commit changes it."""
-        self._hash(hashed)
+        self.digest.add(hashed)
         if again:
             return
         self.count += 1
@@ -563,16 +591,7 @@ class _Commit:
                     "relation.unknown",
                 )
             return
-        endpoints: dict[str, set[str]] = {relation.from_kind: set(), relation.to_kind: set()}
-        for change in changes:
-            if isinstance(change, UpsertLink):
-                endpoints[relation.from_kind].add(change.from_key)
-                endpoints[relation.to_kind].add(change.to_key)
-        live = {
-            kind: {key for key, found in self._records_now(kind, keys).items() if not found.deleted}
-            for kind, keys in endpoints.items()
-            if keys
-        }
+        live = self._live_endpoints(relation, changes)
         current = self._links_now(relation_name, [(c.from_key, c.to_key) for c in changes])
         writes = RowWrites(t.links, self.branch.id, self.seq, self.revision_pk)
         touched_from: set[str] = set()
@@ -581,61 +600,99 @@ class _Commit:
             pair = (change.from_key, change.to_key)
             before = current.get(pair)
             if isinstance(change, DeleteLink):
-                if before is None or before.deleted:
-                    self._issue(
-                        change.source,
-                        "",
-                        f"{relation_name} link {pair[0]!r} -> {pair[1]!r} does not exist",
-                        "link.missing",
-                    )
-                    continue
-                values: dict[str, Any] = {}
-                deleted = True
+                values = self._link_deletion(relation_name, change, before)
             else:
-                upserted = self._link_values(relation, change, before, live)
-                if upserted is None:
-                    continue
-                values = upserted
-                deleted = False
+                values = self._link_values(relation, change, before, live)
+            if values is None:
+                continue
+            deleted = isinstance(change, DeleteLink)
+            if not deleted:
                 touched_from.add(change.from_key)
                 touched_to.add(change.to_key)
-            created = before is None or before.deleted
-            if not (before is not None and before.own and before.from_seq == self.seq):
-                self.count += 1
-                self.tally.relations[relation_name] += 1
-                self.tally.links["deleted" if deleted else "created" if created else "updated"] += 1
-            self._hash(
-                {
-                    "op": "delete_link" if deleted else "upsert_link",
-                    "relation": relation_name,
-                    "from": pair[0],
-                    "to": pair[1],
-                    "values": values,
-                }
-            )
-            writes.put(
-                pair,
-                before,
-                {
-                    "relation": relation_name,
-                    "from_key": pair[0],
-                    "to_key": pair[1],
-                    "deleted": deleted,
-                    "values_json": values,
-                    "provenance_json": {},
-                },
-            )
-            current[pair] = Current(
-                row_id=-1,
-                own=True,
-                from_seq=self.seq,
-                deleted=deleted,
-                values=values,
-                provenance={},
-            )
+            current[pair] = self._write_link(writes, relation_name, pair, before, values, deleted)
         self.planner.wrote(t.links, writes.flush(self.connection))
         self._check_cardinality(
             relation_name, relation.cardinality, touched_from, touched_to, changes
+        )
+
+    def _live_endpoints(
+        self, relation: RelationDef, changes: list[UpsertLink | DeleteLink]
+    ) -> dict[str, set[str]]:
+        """Per Kind at an end of the Relation, the upserted Links' ends that are live Records."""
+        endpoints: dict[str, set[str]] = {relation.from_kind: set(), relation.to_kind: set()}
+        for change in changes:
+            if isinstance(change, UpsertLink):
+                endpoints[relation.from_kind].add(change.from_key)
+                endpoints[relation.to_kind].add(change.to_key)
+        return {
+            kind: {key for key, found in self._records_now(kind, keys).items() if not found.deleted}
+            for kind, keys in endpoints.items()
+            if keys
+        }
+
+    def _link_deletion(
+        self, relation_name: str, change: DeleteLink, before: Current | None
+    ) -> dict[str, Any] | None:
+        """The values of a deleted Link (none), or None when there is no such Link."""
+        if before is None or before.deleted:
+            self._issue(
+                change.source,
+                "",
+                f"{relation_name} link {change.from_key!r} -> {change.to_key!r} does not exist",
+                "link.missing",
+            )
+            return None
+        return {}
+
+    def _write_link(
+        self,
+        writes: RowWrites,
+        relation_name: str,
+        pair: tuple[str, str],
+        before: Current | None,
+        values: dict[str, Any],
+        deleted: bool,
+    ) -> Current:
+        """Count, hash and queue one Link version; returns it as the commit now sees it."""
+        created = before is None or before.deleted
+        if not (before is not None and before.own and before.from_seq == self.seq):
+            self.count += 1
+            self.tally.relations[relation_name] += 1
+            self.tally.links["deleted" if deleted else "created" if created else "updated"] += 1
+        self.digest.add(
+            {
+                "op": "delete_link" if deleted else "upsert_link",
+                "relation": relation_name,
+                "from": pair[0],
+                "to": pair[1],
+                "values": values,
+            }
+        )
+        writes.put(
+            pair,
+            before,
+            {
+                "relation": relation_name,
+                "from_key": pair[0],
+                "to_key": pair[1],
+                "deleted": deleted,
+                "values_json": values,
+                "provenance_json": {},
+            },
+        )
+        return self._own_version(deleted, values, {})
+
+    def _own_version(
+        self, deleted: bool, values: dict[str, Any], provenance: dict[str, int]
+    ) -> Current:
+        """A version this commit wrote, as later look-ups of the same commit see it."""
+        return Current(
+            row_id=-1,
+            own=True,
+            from_seq=self.seq,
+            deleted=deleted,
+            values=values,
+            provenance=provenance,
         )
 
     def _link_values(
@@ -717,46 +774,6 @@ class _Commit:
                     f"{value!r} is not unique: {', '.join(keys)} share it",
                     "value.unique",
                 )
-
-    def _hash(self, change: dict[str, Any]) -> None:
-        """Add a change to the Revision's digest, in canonical JSON (values serialized once)."""
-        members = ",".join(
-            f"{_member_names.get(name) or canonical_json(name)}:"
-            f"{value if isinstance(value, JsonText) else canonical_json(value)}"
-            for name, value in sorted(change.items())
-        )
-        self.digest.update(b"{" + members.encode() + b"}\n")
-
-
-_member_names = {
-    name: canonical_json(name) for name in ("op", "kind", "key", "values", "relation", "from", "to")
-}
-
-
-class _PlannerStatistics:
-    """Keeps PostgreSQL's planner statistics in step while a large commit grows a table.
-
-    The look-ups of a batch (`record_key IN (...)`) use the key index only while the planner
-    knows the table is large; statistics taken when it was empty make it scan the whole Kind for
-    every batch, which makes an import quadratic. PostgreSQL's ANALYZE counts the rows the
-    running transaction inserted, so it is run each time a commit has doubled what it wrote.
-    """
-
-    FIRST = 5000
-
-    def __init__(self, connection: sa.Connection) -> None:
-        self.connection = connection
-        self.enabled = not is_sqlite(connection)
-        self.written: Counter[str] = Counter()
-        self.next: dict[str, int] = {}
-
-    def wrote(self, table: sa.Table, rows: int) -> None:
-        if not self.enabled or rows == 0:
-            return
-        self.written[table.name] += rows
-        if self.written[table.name] >= self.next.setdefault(table.name, self.FIRST):
-            self.connection.exec_driver_sql(f"ANALYZE {table.name}")
-            self.next[table.name] = 2 * self.written[table.name]
 
 
 def _same_text(kind: KindDef, key: str, before: Current | None, written: _Version) -> bool:

@@ -11,13 +11,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 
-from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
 from lorebase_store.reads.records import RECORD_IDENTITY, visible_rows
 from lorebase_store.versioned.views import View
 
@@ -89,7 +88,7 @@ def _write(connection: sa.Connection, domain_id: int, statistics: Statistics, ex
     values = {
         "as_of": statistics.as_of,
         "kinds": document,
-        "counted_at": format_datetime(datetime.now(UTC)),
+        "counted_at": now_stamp(),
     }
     if exists:
         connection.execute(
@@ -111,7 +110,7 @@ def apply_delta(
         connection.execute(
             t.statistics.update()
             .where(t.statistics.c.domain_id == domain_id, t.statistics.c.as_of == parent)
-            .values(as_of=revision, counted_at=format_datetime(datetime.now(UTC)))
+            .values(as_of=revision, counted_at=now_stamp())
         )
         return
     current = read_statistics(connection, domain_id)

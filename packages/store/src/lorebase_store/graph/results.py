@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from lorebase_core.access import ReadScope
-from lorebase_core.schema import KindDef, canonical_json
-from lorebase_core.schema.document import Direction
+from lorebase_core.schema import Direction, KindDef, canonical_json
 from lorebase_store.results import Values
+from lorebase_store.rows import field_document
 
 Cap = Literal["max_fanout", "limit", "max_results", "max_records", "max_links"]
 """A cap that cut an answer: the setting (or request member) that bounds it."""
@@ -40,27 +40,17 @@ class GraphRecord:
 
     def to_json(self) -> dict[str, Any]:
         """`{"ref", "kind", "key", "title", "values"}` (seeds, traversal results)."""
-        document: dict[str, Any] = {
-            "ref": self.ref,
-            "kind": self.kind,
-            "key": self.key,
-            "title": self.title,
-        }
-        if self.values is not None:
-            document["values"] = self.values
-        return document
+        return self._document(ref=self.ref, kind=self.kind, key=self.key, title=self.title)
 
     def neighbor_json(self) -> dict[str, Any]:
         """`{"ref", "kind", "title", "depth", "values"}` (neighbors of a neighborhood)."""
-        document: dict[str, Any] = {
-            "ref": self.ref,
-            "kind": self.kind,
-            "title": self.title,
-            "depth": self.depth,
-        }
+        return self._document(ref=self.ref, kind=self.kind, title=self.title, depth=self.depth)
+
+    def _document(self, **members: Any) -> dict[str, Any]:
+        """`members`, then the values when they were read."""
         if self.values is not None:
-            document["values"] = self.values
-        return document
+            members["values"] = self.values
+        return members
 
 
 def graph_record(
@@ -123,14 +113,7 @@ class HopResult:
     links: int
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "relation": self.relation,
-            "direction": self.direction,
-            "from_kind": self.from_kind,
-            "to_kind": self.to_kind,
-            "records": self.records,
-            "links": self.links,
-        }
+        return field_document(self)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,6 +9,7 @@ never by the database's collation, so both backends answer alike.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,9 +62,39 @@ def traverse(
     reached: dict[str, Any] = {row.record_key: None for row in rows}
     missing = tuple(str(ref) for ref in request.start if ref.key not in reached)
     caps: set[Cap] = set()
+    reached, hops = _follow(connection, chain, request.path, reached, max_fanout, caps)
+    keys = sorted(reached)
+    if len(keys) > request.limit:
+        caps.add(request.limit_cap)
+        del keys[request.limit :]
+    kind = request.end_kind
+    kind_def = schema.kind(kind)
+    records = tuple(
+        graph_record(kind, kind_def, key, reached[key], scope, with_values=True) for key in keys
+    )
+    return TraverseResult(
+        start=tuple(str(ref) for ref in request.start),
+        missing=missing,
+        path=tuple(hop.name for hop in request.path),
+        hops=hops,
+        records=records,
+        caps=tuple(sorted(caps)),
+    )
+
+
+def _follow(
+    connection: sa.Connection,
+    chain: tuple[Segment, ...],
+    path: Sequence[Hop],
+    reached: dict[str, Any],
+    max_fanout: int,
+    caps: set[Cap],
+) -> tuple[dict[str, Any], tuple[HopResult, ...]]:
+    """Follow the path hop by hop: the Records reached at its end (values read on the last hop)
+    and what each hop reached; adds "max_fanout" to `caps` when a hop was cut."""
     hops: list[HopResult] = []
-    for index, hop in enumerate(request.path):
-        last = index == len(request.path) - 1
+    for index, hop in enumerate(path):
+        last = index == len(path) - 1
         step = _step(connection, chain, hop, sorted(reached), max_fanout, with_values=last)
         if step.fanout_cut:
             caps.add("max_fanout")
@@ -78,23 +109,7 @@ def traverse(
             )
         )
         reached = step.reached
-    keys = sorted(reached)
-    if len(keys) > request.limit:
-        caps.add(request.limit_cap)
-        del keys[request.limit :]
-    kind = request.end_kind
-    kind_def = schema.kind(kind)
-    records = tuple(
-        graph_record(kind, kind_def, key, reached[key], scope, with_values=True) for key in keys
-    )
-    return TraverseResult(
-        start=tuple(str(ref) for ref in request.start),
-        missing=missing,
-        path=tuple(hop.name for hop in request.path),
-        hops=tuple(hops),
-        records=records,
-        caps=tuple(sorted(caps)),
-    )
+    return reached, tuple(hops)
 
 
 def _step(

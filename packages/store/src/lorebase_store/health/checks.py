@@ -23,8 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lorebase_core.records import check_value, missing_required, record_key
-from lorebase_core.schema import Schema
-from lorebase_core.schema.model import KindDef, ValueRules
+from lorebase_core.schema import KindDef, Schema, ValueRules
 from lorebase_core.values import ValueProblem, canonical, compare
 
 Problem = tuple[str, str]

@@ -7,37 +7,26 @@ visible Records of both ends) and one lists orphans when there are some; for a R
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 import sqlalchemy as sa
 
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
+from lorebase_store.health.shapes import HealthLimits, RelationHealth
 from lorebase_store.reads.records import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
 from lorebase_store.versioned.views import View
 
-if TYPE_CHECKING:
-    from lorebase_store.health.report import HealthLimits
 
-
-def _records_of(view: View, kind: str) -> sa.Subquery:
+def records_of(view: View, kind: str) -> sa.Subquery:
+    """The rows of `kind`'s Records the View sees (tombstones included)."""
     return visible_rows(
         t.records, view.segments, RECORD_IDENTITY, lambda table: table.c.kind == kind
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class RelationHealth:
-    relation: str
-    from_kind: str
-    to_kind: str
-    links: int
-    orphans: int
-    orphan_examples: tuple[tuple[str, str], ...]
-    gaps: int | None
-    """Records of the from Kind without a Link (None unless the Relation has `required_from`)."""
-    gap_examples: tuple[str, ...]
+def _links_of(view: View, relation_name: str) -> sa.Subquery:
+    return visible_rows(
+        t.links, view.segments, LINK_IDENTITY, lambda table: table.c.relation == relation_name
+    )
 
 
 def relation_health(
@@ -48,11 +37,9 @@ def relation_health(
     limits: HealthLimits,
 ) -> RelationHealth:
     relation = schema.relations[relation_name]
-    links_q = visible_rows(
-        t.links, view.segments, LINK_IDENTITY, lambda table: table.c.relation == relation_name
-    )
-    from_q = _records_of(view, relation.from_kind)
-    to_q = _records_of(view, relation.to_kind)
+    links_q = _links_of(view, relation_name)
+    from_q = records_of(view, relation.from_kind)
+    to_q = records_of(view, relation.to_kind)
     orphan = sa.or_(
         ~sa.exists().where(from_q.c.record_key == links_q.c.from_key, from_q.c.deleted.is_(False)),
         ~sa.exists().where(to_q.c.record_key == links_q.c.to_key, to_q.c.deleted.is_(False)),
@@ -97,10 +84,8 @@ def _gaps(
     limits: HealthLimits,
 ) -> tuple[int, tuple[str, ...]]:
     """Live Records of the from Kind without a live Link of a `required_from` Relation."""
-    records_q = _records_of(view, from_kind)
-    links_q = visible_rows(
-        t.links, view.segments, LINK_IDENTITY, lambda table: table.c.relation == relation_name
-    )
+    records_q = records_of(view, from_kind)
+    links_q = _links_of(view, relation_name)
     missing = sa.and_(
         records_q.c.deleted.is_(False),
         ~sa.exists().where(

@@ -16,93 +16,26 @@ Computed when asked from the materialized rows the View sees (docs/health.md):
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sqlalchemy as sa
 
 from lorebase_core.schema import Schema
-from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
 from lorebase_store.health.checks import KindChecks, normalized
-from lorebase_store.health.relations import RelationHealth, relation_health
-from lorebase_store.reads.records import RECORD_IDENTITY, visible_rows
+from lorebase_store.health.relations import records_of, relation_health
+from lorebase_store.health.shapes import (
+    DuplicateGroup,
+    Duplicates,
+    HealthLimits,
+    HealthReport,
+    KindHealth,
+    Violation,
+)
 from lorebase_store.versioned.views import View, revisions_by_pk
 
 _STREAM = 500
-
-
-@dataclass(frozen=True)
-class HealthLimits:
-    """The caps of a report (settings `read.health`)."""
-
-    max_records_validated: int = 10000
-    max_examples: int = 5
-    max_duplicate_groups: int = 50
-    max_orphans: int = 50
-    statement_timeout_s: float = 30.0
-
-
-@dataclass(frozen=True)
-class Violation:
-    """Records breaking one rule on one Attribute: how many, and the first keys in key order."""
-
-    rule: str
-    attribute: str
-    count: int
-    examples: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class DuplicateGroup:
-    """Records whose value is equal once case and spacing are ignored.
-
-    `keys` are the first ones in key order (at most `max_examples`), `count` all of them, and
-    `value` the first Record's value (None for an Attribute with sensitivity tags).
-    """
-
-    keys: tuple[str, ...]
-    count: int
-    value: str | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Duplicates:
-    """The duplicate groups of one unique or title Attribute (at most `max_duplicate_groups`)."""
-
-    attribute: str
-    unique: bool
-    title: bool
-    sensitive: bool
-    group_count: int
-    groups: tuple[DuplicateGroup, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class KindHealth:
-    kind: str
-    records: int
-    last_change: str | None
-    checked: int
-    sampled: bool
-    invalid: int
-    violations: tuple[Violation, ...]
-    duplicates: tuple[Duplicates, ...]
-    stale_derived: dict[str, int]
-
-    @property
-    def unique_duplicate_groups(self) -> int:
-        return sum(found.group_count for found in self.duplicates if found.unique)
-
-    @property
-    def duplicate_groups(self) -> int:
-        return sum(found.group_count for found in self.duplicates)
-
-
-@dataclass(frozen=True)
-class HealthReport:
-    kinds: tuple[KindHealth, ...]
-    relations: tuple[RelationHealth, ...]
 
 
 def check_health(
@@ -120,7 +53,7 @@ def check_health(
     partial = [_kind_health(connection, view, schema, name, limits) for name in sorted(kinds)]
     revisions = revisions_by_pk(connection, [pk for _, pk in partial if pk is not None])
     kind_reports = tuple(
-        _with_last_change(found, revisions[pk].id if pk is not None else None)
+        replace(found, last_change=revisions[pk].id if pk is not None else None)
         for found, pk in partial
     )
     relation_reports = tuple(
@@ -129,27 +62,7 @@ def check_health(
     return HealthReport(kind_reports, relation_reports)
 
 
-def _with_last_change(found: KindHealth, revision: str | None) -> KindHealth:
-    return KindHealth(
-        kind=found.kind,
-        records=found.records,
-        last_change=revision,
-        checked=found.checked,
-        sampled=found.sampled,
-        invalid=found.invalid,
-        violations=found.violations,
-        duplicates=found.duplicates,
-        stale_derived=found.stale_derived,
-    )
-
-
 # -- Kinds -----------------------------------------------------------------------------------
-
-
-def _records_of(view: View, kind: str) -> sa.Subquery:
-    return visible_rows(
-        t.records, view.segments, RECORD_IDENTITY, lambda table: table.c.kind == kind
-    )
 
 
 @dataclass
@@ -184,7 +97,7 @@ def _kind_health(
 ) -> tuple[KindHealth, int | None]:
     kind = schema.kinds[kind_name]
     derived = list(kind.derived_attributes)
-    rows_q = _records_of(view, kind_name)
+    rows_q = records_of(view, kind_name)
     live = rows_q.c.deleted.is_(False)
     columns: list[sa.ColumnElement[Any]] = [
         sa.func.coalesce(sa.func.sum(sa.case((live, 1), else_=0)), 0),
@@ -240,7 +153,7 @@ def _validated_rows(
     A sample keeps the Record of rank i (0-based, in key order) when `i * n % total < n`, for n
     = `max_records_validated`: exactly n Records, one every total/n, the same ones every time.
     """
-    rows_q = _records_of(view, kind_name)
+    rows_q = records_of(view, kind_name)
     wanted = limits.max_records_validated
     if total <= wanted:
         query = (
@@ -274,7 +187,7 @@ def _validated_rows(
 def _dedup_rows(
     connection: sa.Connection, view: View, kind_name: str, names: list[str]
 ) -> Iterator[tuple[str, dict[str, Any]]]:
-    rows_q = _records_of(view, kind_name)
+    rows_q = records_of(view, kind_name)
     query = (
         sa.select(
             rows_q.c.record_key,

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite, write_transaction
+from lorebase_store.rows import from_row
 
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 _ERROR_LENGTH = 1000
@@ -200,19 +201,7 @@ class Jobs:
                 .select_from(jobs.outerjoin(t.domains, t.domains.c.id == jobs.c.domain_id))
                 .order_by(jobs.c.kind, t.domains.c.name)
             )
-            return [
-                JobState(
-                    kind=row.kind,
-                    domain=row.domain_name,
-                    due_at=row.due_at,
-                    lease_owner=row.lease_owner,
-                    lease_expires_at=row.lease_expires_at,
-                    attempts=row.attempts,
-                    last_error=row.last_error,
-                    last_run_at=row.last_run_at,
-                )
-                for row in rows
-            ]
+            return [from_row(JobState, row, domain=row.domain_name) for row in rows]
 
     def _release(self, job: Job, **values: object) -> bool:
         jobs = t.scribe_jobs

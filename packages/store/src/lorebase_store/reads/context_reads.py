@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
-from lorebase_core.context.pack import LineageEntry, RecentChange
+from lorebase_core.context import LineageEntry, RecentChange
 from lorebase_core.errors import RevisionNotOnBranch
 from lorebase_store import tables as t
 from lorebase_store.graph.sql import chunks

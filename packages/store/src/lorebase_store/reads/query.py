@@ -23,7 +23,7 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import FunctionElement
 
 from lorebase_core.access import MASK, ReadScope
-from lorebase_core.query.model import (
+from lorebase_core.query import (
     Aggregate,
     And,
     Comparison,

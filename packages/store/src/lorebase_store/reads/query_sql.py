@@ -94,7 +94,9 @@ def _parts(element: FunctionElement[Any], compiler: SQLCompiler, **kw: Any) -> t
 
 @compiles(JsonText)
 @compiles(JsonText, "sqlite")
-def _json_text_sqlite(element: JsonText, compiler: SQLCompiler, **kw: Any) -> str:
+@compiles(JsonBoolean)
+@compiles(JsonBoolean, "sqlite")
+def _json_value_sqlite(element: JsonText | JsonBoolean, compiler: SQLCompiler, **kw: Any) -> str:
     column, name = _parts(element, compiler, **kw)
     return f"json_extract({column}, '$.{name}')"
 
@@ -103,13 +105,6 @@ def _json_text_sqlite(element: JsonText, compiler: SQLCompiler, **kw: Any) -> st
 def _json_text_postgresql(element: JsonText, compiler: SQLCompiler, **kw: Any) -> str:
     column, name = _parts(element, compiler, **kw)
     return f"({column} ->> '{name}')"
-
-
-@compiles(JsonBoolean)
-@compiles(JsonBoolean, "sqlite")
-def _json_boolean_sqlite(element: JsonBoolean, compiler: SQLCompiler, **kw: Any) -> str:
-    column, name = _parts(element, compiler, **kw)
-    return f"json_extract({column}, '$.{name}')"
 
 
 @compiles(JsonBoolean, "postgresql")

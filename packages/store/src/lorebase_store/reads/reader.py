@@ -13,7 +13,7 @@ from functools import cached_property
 import sqlalchemy as sa
 
 from lorebase_core.access import ReadScope
-from lorebase_core.context.pack import LineageEntry, RecentChange
+from lorebase_core.context import LineageEntry, RecentChange
 from lorebase_core.errors import BranchNotFound, Forbidden
 from lorebase_core.graph_requests import NeighborhoodRequest, TraverseRequest
 from lorebase_core.query import Query
@@ -25,7 +25,8 @@ from lorebase_store.engine import read_transaction
 from lorebase_store.feed import reads as feed_reads
 from lorebase_store.feed.reads import ChangesPage
 from lorebase_store.graph import NeighborhoodResult, TraverseResult
-from lorebase_store.health.report import HealthLimits, HealthReport, check_health
+from lorebase_store.health.report import check_health
+from lorebase_store.health.shapes import HealthLimits, HealthReport
 from lorebase_store.reads import context_reads
 from lorebase_store.reads import history as history_reads
 from lorebase_store.reads import records as reads

@@ -26,16 +26,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 
 from lorebase_core.errors import Conflict, quoted
-from lorebase_core.resolve.codes import standard_words
+from lorebase_core.resolve import standard_words
 from lorebase_core.schema import KindDef
-from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
 from lorebase_store.search.text import record_title, searchable_attributes
 from lorebase_store.search.vectors import put_vector
 from lorebase_store.versioned.schemas import schema_at
@@ -242,7 +241,7 @@ def save_embeddings(
                 connection, work.domain_id, record.kind, record.key, model, vector, updated_by
             )
             stored += 1
-    now = format_datetime(datetime.now(UTC))
+    now = now_stamp()
     backfilled = work.backfill and work.done
     if work.backfill or work.cursor is None:
         backfilled_at = now if backfilled else None

@@ -13,13 +13,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 
-from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
 from lorebase_store.engine import is_sqlite
 
 VECTOR_SCAN = 100_000
@@ -45,7 +44,7 @@ def put_vector(
     row = {
         "dimensions": len(vector),
         "vector": [float(number) for number in vector],
-        "updated_at": _now(),
+        "updated_at": now_stamp(),
         "updated_by": updated_by,
     }
     exists = connection.execute(sa.select(vectors.kind).where(*identity)).first()
@@ -126,7 +125,3 @@ class _Vector(sa.types.UserDefinedType[str]):
 
 
 _VECTOR = _Vector()
-
-
-def _now() -> str:
-    return format_datetime(datetime.now(UTC))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -11,20 +12,22 @@ from lorebase_store import tables as t
 
 def domain_ids(connection: sa.Connection, names: Iterable[str | None]) -> dict[str, int]:
     """The ids of the Domains named; unknown names are left out (their steps have no Domain)."""
-    wanted = sorted({name for name in names if name is not None})
-    if not wanted:
-        return {}
-    rows = connection.execute(
-        sa.select(t.domains.c.name, t.domains.c.id).where(t.domains.c.name.in_(wanted))
-    )
-    return {row.name: row.id for row in rows}
+    return _lookup(connection, t.domains.c.name, t.domains.c.id, names)
 
 
 def domain_names(connection: sa.Connection, ids: Iterable[int | None]) -> dict[int, str]:
-    wanted = sorted({domain_id for domain_id in ids if domain_id is not None})
-    if not wanted:
+    return _lookup(connection, t.domains.c.id, t.domains.c.name, ids)
+
+
+def _lookup(
+    connection: sa.Connection,
+    by: sa.Column[Any],
+    found: sa.Column[Any],
+    wanted: Iterable[Any],
+) -> dict[Any, Any]:
+    """`found` by `by` for the Domains whose `by` is one of `wanted` (None left out), at once."""
+    values = sorted({value for value in wanted if value is not None})
+    if not values:
         return {}
-    rows = connection.execute(
-        sa.select(t.domains.c.id, t.domains.c.name).where(t.domains.c.id.in_(wanted))
-    )
-    return {row.id: row.name for row in rows}
+    rows = connection.execute(sa.select(by, found).where(by.in_(values)))
+    return {row[0]: row[1] for row in rows}

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 
 from lorebase_store import tables as t
 from lorebase_store.engine import is_sqlite
+from lorebase_store.rows import from_row
 from lorebase_store.trace.domain_names import domain_ids
 from lorebase_store.trace.keyset import check_limit, decode_keyset, encode_keyset
 from lorebase_store.trace.moments import shown, stored
@@ -201,49 +202,33 @@ def _items(
     if until is not None:
         conditions.append(at < until)
     if after is not None:
-        after_at, after_kind, after_id = after
-        if item_kind > after_kind:
-            conditions.append(at <= after_at)
-        elif item_kind == after_kind:
-            conditions.append(sa.or_(at < after_at, sa.and_(at == after_at, table.c.id < after_id)))
-        else:
-            conditions.append(at < after_at)
+        conditions.append(_after(table, item_kind, at, after))
     rows = connection.execute(
         sa.select(table, at)
         .where(*conditions)
         .order_by(sa.desc("stored_at"), table.c.id.desc())
         .limit(limit)
     ).mappings()
+    return [(row["stored_at"], _item(item_kind, row)) for row in rows]
+
+
+def _after(
+    table: sa.Table, item_kind: str, at: sa.ColumnElement[str], after: list[Any]
+) -> sa.ColumnElement[bool]:
+    """The entries of one table past the cursor's (time stamp, kind, id), newest first."""
+    after_at: str = after[0]
+    after_kind: str = after[1]
+    after_id: int = after[2]
+    if item_kind > after_kind:
+        return at <= after_at
+    if item_kind == after_kind:
+        return sa.or_(at < after_at, sa.and_(at == after_at, table.c.id < after_id))
+    return at < after_at
+
+
+def _item(item_kind: str, row: Any) -> AuditItem:
+    """An entry from a row of `read_audit` ("read") or of `audit_log` ("write")."""
+    common = {"kind": item_kind, "number": row["id"], "at": shown(row["created_at"])}
     if item_kind == "read":
-        return [
-            (
-                row["stored_at"],
-                AuditItem(
-                    kind="read",
-                    number=row["id"],
-                    principal=row["principal"],
-                    at=shown(row["created_at"]),
-                    route=row["route"],
-                    branch=row["branch"],
-                    revision=row["revision"],
-                    refs=list(row["refs"]),
-                    status=row["status"],
-                ),
-            )
-            for row in rows
-        ]
-    return [
-        (
-            row["stored_at"],
-            AuditItem(
-                kind="write",
-                number=row["id"],
-                principal=row["principal"],
-                at=shown(row["created_at"]),
-                action=row["action"],
-                target=row["target"],
-                details=dict(row["details"]),
-            ),
-        )
-        for row in rows
-    ]
+        return from_row(AuditItem, row, **common, refs=list(row["refs"]))
+    return from_row(AuditItem, row, **common, details=dict(row["details"]))

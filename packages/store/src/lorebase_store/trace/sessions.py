@@ -7,6 +7,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_store import tables as t
+from lorebase_store.rows import from_row
 from lorebase_store.trace.domain_names import domain_ids, domain_names
 from lorebase_store.trace.keyset import check_limit, decode_keyset, encode_keyset
 from lorebase_store.trace.moments import shown
@@ -87,18 +88,18 @@ def _visible(connection: sa.Connection, visibility: SessionVisibility) -> sa.Col
     return sa.or_(own, sa.or_(*others))
 
 
+def _domain_name(row: Any, names: dict[int, str]) -> str | None:
+    return names.get(row["domain_id"]) if row["domain_id"] is not None else None
+
+
 def _summary(row: Any, names: dict[int, str]) -> TraceSessionSummary:
-    return TraceSessionSummary(
-        session_id=row["session_id"],
-        principal=row["principal"],
+    return from_row(
+        TraceSessionSummary,
+        row,
         inferred=bool(row["inferred"]),
-        domain=names.get(row["domain_id"]) if row["domain_id"] is not None else None,
+        domain=_domain_name(row, names),
         first_at=shown(row["first_at"]),
         last_at=shown(row["last_at"]),
-        first_step=row["first_step"],
-        last_step=row["last_step"],
-        calls=row["calls"],
-        notes=row["notes"],
         tools=list(row["tools"]),
         proposals=list(row["proposals"]),
     )
@@ -108,34 +109,21 @@ def trace_session(
     connection: sa.Connection, principal: str, session_id: str
 ) -> TraceSession | None:
     """The timeline of `principal`'s session `session_id` (None: no such session)."""
-    session = (
-        connection.execute(
-            sa.select(t.agent_trace_sessions).where(
-                t.agent_trace_sessions.c.principal == principal,
-                t.agent_trace_sessions.c.session_id == session_id,
-            )
-        )
-        .mappings()
-        .first()
+    sessions = t.agent_trace_sessions
+    found = sa.select(sessions).where(
+        sessions.c.principal == principal, sessions.c.session_id == session_id
     )
+    session = connection.execute(found).mappings().first()
     if session is None:
         return None
-    steps = (
-        connection.execute(
-            sa.select(STEPS).where(STEPS.c.session_row == session["id"]).order_by(STEPS.c.step)
-        )
-        .mappings()
-        .all()
+    steps_q = sa.select(STEPS).where(STEPS.c.session_row == session["id"]).order_by(STEPS.c.step)
+    steps = connection.execute(steps_q).mappings().all()
+    summaries_q = (
+        sa.select(SUMMARIES)
+        .where(SUMMARIES.c.session_row == session["id"])
+        .order_by(SUMMARIES.c.first_step)
     )
-    summaries = (
-        connection.execute(
-            sa.select(SUMMARIES)
-            .where(SUMMARIES.c.session_row == session["id"])
-            .order_by(SUMMARIES.c.first_step)
-        )
-        .mappings()
-        .all()
-    )
+    summaries = connection.execute(summaries_q).mappings().all()
     names = domain_names(
         connection, [*(row["domain_id"] for row in steps), *(r["domain_id"] for r in summaries)]
     )
@@ -151,24 +139,4 @@ def trace_session(
 
 
 def _stored_step(row: Any, names: dict[int, str]) -> StoredStep:
-    return StoredStep(
-        step=row["step"],
-        at=shown(row["at"]),
-        seq=row["seq"],
-        type=row["type"],
-        domain=names.get(row["domain_id"]) if row["domain_id"] is not None else None,
-        tool=row["tool"],
-        method=row["method"],
-        route=row["route"],
-        status=row["status"],
-        latency_ms=row["latency_ms"],
-        cache=row["cache"],
-        query=row["query"],
-        result=row["result"],
-        refs=row["refs"],
-        explain=row["explain"],
-        proposal_id=row["proposal_id"],
-        note=row["note"],
-        note_step=row["note_step"],
-        trace_id=row["trace_id"],
-    )
+    return from_row(StoredStep, row, at=shown(row["at"]), domain=_domain_name(row, names))

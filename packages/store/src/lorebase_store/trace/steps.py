@@ -14,20 +14,9 @@ StepType = Literal["call", "note"]
 
 
 @dataclass(frozen=True, kw_only=True)
-class TraceStep:
-    """One traced request (or note) as Keeper's recorder queues it.
+class StepDetails:
+    """What a call step records of its request (a note step: its text and the step it is about)."""
 
-    `session_id` None puts the step in the inferred session of `client` (a digest of principal,
-    credential fingerprint and User-Agent). `domain` is a Domain name; a name the store does not
-    know is stored as no Domain.
-    """
-
-    principal: str
-    session_id: str | None
-    client: str
-    domain: str | None
-    at: str
-    type: StepType = "call"
     tool: str | None = None
     method: str | None = None
     route: str | None = None
@@ -43,45 +32,9 @@ class TraceStep:
     note_step: int | None = None
     trace_id: str | None = None
 
-
-@dataclass(frozen=True, kw_only=True)
-class TraceWritten:
-    """What one batch wrote: `session_full` steps were dropped at the session's cap."""
-
-    recorded: int
-    session_full: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class StoredStep:
-    """A step read back, numbered within its session (`step`) and in write order (`seq`)."""
-
-    step: int
-    at: str
-    seq: int
-    type: StepType
-    domain: str | None
-    tool: str | None = None
-    method: str | None = None
-    route: str | None = None
-    status: int | None = None
-    latency_ms: float | None = None
-    cache: str | None = None
-    query: dict[str, Any] | None = None
-    result: dict[str, Any] | None = None
-    refs: list[dict[str, Any]] | None = None
-    explain: list[dict[str, Any]] | None = None
-    proposal_id: str | None = None
-    note: str | None = None
-    note_step: int | None = None
-    trace_id: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
+    def details(self) -> dict[str, Any]:
+        """These fields by name, in the order above (a step's row and its document)."""
         return {
-            "step": self.step,
-            "at": self.at,
-            "seq": self.seq,
-            "type": self.type,
             "tool": self.tool,
             "method": self.method,
             "route": self.route,
@@ -96,6 +49,51 @@ class StoredStep:
             "note": self.note,
             "note_step": self.note_step,
             "trace_id": self.trace_id,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class TraceStep(StepDetails):
+    """One traced request (or note) as Keeper's recorder queues it.
+
+    `session_id` None puts the step in the inferred session of `client` (a digest of principal,
+    credential fingerprint and User-Agent). `domain` is a Domain name; a name the store does not
+    know is stored as no Domain.
+    """
+
+    principal: str
+    session_id: str | None
+    client: str
+    domain: str | None
+    at: str
+    type: StepType = "call"
+
+
+@dataclass(frozen=True, kw_only=True)
+class TraceWritten:
+    """What one batch wrote: `session_full` steps were dropped at the session's cap."""
+
+    recorded: int
+    session_full: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredStep(StepDetails):
+    """A step read back, numbered within its session (`step`) and in write order (`seq`)."""
+
+    step: int
+    at: str
+    seq: int
+    type: StepType
+    domain: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "at": self.at,
+            "seq": self.seq,
+            "type": self.type,
+            **self.details(),
             "domain_id": self.domain,
         }
 

@@ -223,20 +223,7 @@ def _step_row(
         "step": number,
         "type": step.type,
         "at": step.at,
-        "tool": step.tool,
-        "method": step.method,
-        "route": step.route,
-        "status": step.status,
-        "latency_ms": step.latency_ms,
-        "cache": step.cache,
-        "query": step.query,
-        "result": step.result,
-        "refs": step.refs,
-        "explain": step.explain,
-        "proposal_id": step.proposal_id,
-        "note": step.note,
-        "note_step": step.note_step,
-        "trace_id": step.trace_id,
+        **step.details(),
     }
 
 

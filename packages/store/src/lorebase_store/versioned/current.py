@@ -51,29 +51,20 @@ def _versions_query(
     )
 
 
-# Built once: SQLAlchemy then reuses their compiled form instead of rebuilding them per call.
-_RECORDS = {
-    at_head: _versions_query(
-        t.records,
-        sa.and_(
-            t.records.c.kind == sa.bindparam("kind"),
-            t.records.c.record_key.in_(sa.bindparam("keys", expanding=True)),
-        ),
-        at_head=at_head,
+def _lookups(table: sa.Table, partition: str, key: str) -> dict[bool, sa.Select[Any]]:
+    """The look-up of some keys of one Kind or Relation, in a segment at its head and not.
+
+    Built once: SQLAlchemy then reuses their compiled form instead of rebuilding them per call.
+    """
+    identity = sa.and_(
+        table.c[partition] == sa.bindparam(partition),
+        table.c[key].in_(sa.bindparam("keys", expanding=True)),
     )
-    for at_head in (True, False)
-}
-_LINKS = {
-    at_head: _versions_query(
-        t.links,
-        sa.and_(
-            t.links.c.relation == sa.bindparam("relation"),
-            t.links.c.from_key.in_(sa.bindparam("keys", expanding=True)),
-        ),
-        at_head=at_head,
-    )
-    for at_head in (True, False)
-}
+    return {at_head: _versions_query(table, identity, at_head=at_head) for at_head in (True, False)}
+
+
+_RECORDS = _lookups(t.records, "kind", "record_key")
+_LINKS = _lookups(t.links, "relation", "from_key")
 
 
 def _current(row: Any, own: bool) -> Current:

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 
 from lorebase_core.errors import AlreadyExists, BadRequest
 from lorebase_core.schema import Schema
-from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
 from lorebase_store.commits.typed_heads import create_typed_heads
 from lorebase_store.engine import inserted_id
 from lorebase_store.results import DomainInfo
@@ -46,7 +45,7 @@ def insert_domain(
     ).scalar()
     if exists is not None:
         raise AlreadyExists(f"Domain {schema.domain.name!r} already exists")
-    at = created_at or format_datetime(datetime.now(UTC))
+    at = created_at or now_stamp()
     save_schema(connection, schema)
     domain_id = inserted_id(
         connection.execute(

@@ -25,6 +25,7 @@ from lorebase_core.errors import (
 )
 from lorebase_store import tables as t
 from lorebase_store.results import BranchInfo, DomainInfo, RevisionInfo
+from lorebase_store.rows import from_row
 
 _HEX = re.compile(r"^[0-9a-f]{4,64}$")
 
@@ -67,14 +68,7 @@ def load_domain(connection: sa.Connection, name: str) -> DomainInfo:
 
 
 def _domain_info(row: Any) -> DomainInfo:
-    return DomainInfo(
-        id=row["id"],
-        name=row["name"],
-        default_branch=row["default_branch"],
-        created_at=row["created_at"],
-        created_by=row["created_by"],
-        settings=dict(row["settings"]),
-    )
+    return from_row(DomainInfo, row, settings=dict(row["settings"]))
 
 
 def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> BranchInfo:
@@ -85,20 +79,8 @@ def _branch_info(connection: sa.Connection, domain: DomainInfo, row: Any) -> Bra
         ).scalar_one()
         base_name = base
         base_revision = revision_at(connection, row["base_branch_id"], row["base_seq"])
-    return BranchInfo(
-        id=row["id"],
-        domain=domain.name,
-        name=row["name"],
-        mode=row["mode"],
-        head_revision=row["head_revision"],
-        head_seq=row["head_seq"],
-        base_branch=base_name,
-        base_revision=base_revision,
-        base_branch_id=row["base_branch_id"],
-        base_seq=row["base_seq"],
-        protected=row["protected"],
-        created_at=row["created_at"],
-        created_by=row["created_by"],
+    return from_row(
+        BranchInfo, row, domain=domain.name, base_branch=base_name, base_revision=base_revision
     )
 
 
@@ -212,21 +194,12 @@ def revision_info(connection: sa.Connection, row: Any) -> RevisionInfo:
             sa.select(t.branches.c.name).where(t.branches.c.id == row["branch_id"])
         ).scalar_one()
     )
-    return RevisionInfo(
-        pk=row["pk"],
-        id=row["id"],
+    return from_row(
+        RevisionInfo,
+        row,
         branch=branch_name,
-        branch_id=row["branch_id"],
-        seq=row["seq"],
         parents=list(row["parents"]),
-        generation=row["generation"],
         stats=dict(row["stats"]),
-        origin_type=row["origin_type"],
-        origin_ref=row["origin_ref"],
-        author=row["author"],
-        message=row["message"],
-        created_at=row["created_at"],
-        schema_digest=row["schema_digest"],
     )
 
 
@@ -439,6 +412,28 @@ def _domain_and_branch(
     return domain, _branch_info(connection, domain, branch_row), row
 
 
+def _read_at(
+    connection: sa.Connection,
+    branch: BranchInfo,
+    history: tuple[Segment, ...],
+    revision: RevisionInfo,
+) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
+    """The segments that read `branch` at a Revision of its history, and the history up to it."""
+    index = position_in(history, revision)
+    if index is None:
+        raise RevisionNotOnBranch(
+            f"Revision {revision.id[:12]} is not in the history of branch {quoted(branch.name)}",
+            revision=revision.id,
+            branch=branch.name,
+        )
+    if index == 0:
+        chain = segments(connection, branch, revision.seq)
+    else:  # the Revision is in a base's history: read that branch at it
+        chain = revision_segments(connection, revision)
+    nearest = Segment(history[index].branch_id, revision.seq, chain[0].at_head)
+    return chain, (nearest, *history[index + 1 :])
+
+
 def make_view(
     connection: sa.Connection,
     domain_name: str,
@@ -458,35 +453,19 @@ def make_view(
         authorize(branch.name)
     history = ancestry(connection, branch, branch.head_seq)
     if at is None:
-        chain = segments(connection, branch, branch.head_seq)
-        return View(
-            domain=domain,
-            branch=branch,
-            seq=branch.head_seq,
-            revision=branch.head_revision,
-            segments=chain,
-            history=history,
-        )
-    revision = resolve_revision(connection, domain, at, visible_from(history, authorize))
-    index = position_in(history, revision)
-    if index is not None:
-        if index == 0:
-            chain = segments(connection, branch, revision.seq)
-        else:  # the Revision is in a base's history: read that branch at it
-            chain = revision_segments(connection, revision)
-        nearest = Segment(history[index].branch_id, revision.seq, chain[0].at_head)
-        return View(
-            domain=domain,
-            branch=branch,
-            seq=revision.seq,
-            revision=revision.id,
-            segments=chain,
-            history=(nearest, *history[index + 1 :]),
-        )
-    raise RevisionNotOnBranch(
-        f"Revision {revision.id[:12]} is not in the history of branch {quoted(branch.name)}",
-        revision=revision.id,
-        branch=branch.name,
+        seq, revision_id = branch.head_seq, branch.head_revision
+        chain = segments(connection, branch, seq)
+    else:
+        revision = resolve_revision(connection, domain, at, visible_from(history, authorize))
+        seq, revision_id = revision.seq, revision.id
+        chain, history = _read_at(connection, branch, history, revision)
+    return View(
+        domain=domain,
+        branch=branch,
+        seq=seq,
+        revision=revision_id,
+        segments=chain,
+        history=history,
     )
 
 

@@ -16,6 +16,7 @@ from lorebase_core.errors import BadRequest, Conflict, DeliveryNotFound
 from lorebase_platform.settings import WebhookSettings
 from lorebase_store import tables as t
 from lorebase_store.engine import read_transaction, write_transaction
+from lorebase_store.rows import from_row
 from lorebase_store.versioned.views import load_domain
 from lorebase_store.webhooks.registry import webhook_row
 from lorebase_store.writes.audit import audit
@@ -75,18 +76,12 @@ class DeliveryPage:
 
 
 def _info(row: Any) -> DeliveryInfo:
-    return DeliveryInfo(
-        id=row["id"],
-        webhook_id=row["webhook_id"],
+    return from_row(
+        DeliveryInfo,
+        row,
         sequence=int(row["sequence"]),
-        event_type=row["event_type"],
-        status=row["status"],
         attempts=int(row["attempts"]),
         next_attempt_at=row["next_attempt_at"] if row["status"] == "pending" else None,
-        last_status=row["last_status"],
-        last_error=row["last_error"],
-        created_at=row["created_at"],
-        finished_at=row["finished_at"],
     )
 
 

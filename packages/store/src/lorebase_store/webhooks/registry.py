@@ -10,17 +10,17 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from lorebase_core.errors import WebhookNotFound
-from lorebase_core.values import format_datetime
 from lorebase_platform.settings import WebhookSettings
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
 from lorebase_store.engine import read_transaction, write_transaction
 from lorebase_store.results import DomainInfo
+from lorebase_store.rows import field_document, from_row
 from lorebase_store.versioned.views import load_domain
 from lorebase_store.webhooks.sealing import Keyring
 from lorebase_store.webhooks.validation import (
@@ -52,19 +52,7 @@ class WebhookInfo:
 
     def to_json(self) -> dict[str, Any]:
         """The webhook's document."""
-        return {
-            "id": self.id,
-            "domain": self.domain,
-            "url": self.url,
-            "events": self.events,
-            "branches": self.branches,
-            "clearances": self.clearances,
-            "enabled": self.enabled,
-            "disabled_reason": self.disabled_reason,
-            "created_by": self.created_by,
-            "created_at": self.created_at,
-            "updated_at": self.updated_at,
-        }
+        return field_document(self)
 
 
 @dataclass(frozen=True)
@@ -75,23 +63,15 @@ class NewWebhook:
     secret: str
 
 
-def _now() -> str:
-    return format_datetime(datetime.now(UTC))
-
-
 def _info(domain: str, row: Any) -> WebhookInfo:
-    return WebhookInfo(
-        id=row["id"],
+    return from_row(
+        WebhookInfo,
+        row,
         domain=domain,
-        url=row["url"],
         events=list(row["events"]),
         branches=list(row["branches"]),
         clearances=list(row["clearances"]),
         enabled=bool(row["enabled"]),
-        disabled_reason=row["disabled_reason"],
-        created_by=row["created_by"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
     )
 
 
@@ -143,7 +123,7 @@ def create_webhook(
         last = connection.execute(
             sa.select(sa.func.max(t.events.c.sequence)).where(t.events.c.domain_id == info.id)
         ).scalar()
-        now = _now()
+        now = now_stamp()
         connection.execute(
             t.webhooks.insert(),
             {
@@ -219,7 +199,7 @@ def update_webhook(
             values["enabled"] = bool(changes["enabled"])
             if values["enabled"]:
                 values["disabled_reason"] = None
-        values["updated_at"] = _now()
+        values["updated_at"] = now_stamp()
         connection.execute(
             t.webhooks.update().where(t.webhooks.c.id == webhook_id).values(**values)
         )

@@ -6,13 +6,13 @@ Entries name objects and actions only; values of Records never enter the log.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 
-from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
+from lorebase_store.rows import field_document, from_row
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,14 +25,7 @@ class AuditEntry:
     created_at: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "principal": self.principal,
-            "action": self.action,
-            "target": self.target,
-            "details": self.details,
-            "created_at": self.created_at,
-        }
+        return field_document(self)
 
 
 def audit(
@@ -52,7 +45,7 @@ def audit(
             "action": action,
             "target": subject,
             "details": details,
-            "created_at": format_datetime(datetime.now(UTC)),
+            "created_at": now_stamp(),
         },
     )
 
@@ -66,14 +59,4 @@ def audit_entries(
         .order_by(t.audit_log.c.id)
         .limit(limit)
     ).mappings()
-    return [
-        AuditEntry(
-            id=row["id"],
-            principal=row["principal"],
-            action=row["action"],
-            target=row["target"],
-            details=dict(row["details"]),
-            created_at=row["created_at"],
-        )
-        for row in rows
-    ]
+    return [from_row(AuditEntry, row, details=dict(row["details"])) for row in rows]

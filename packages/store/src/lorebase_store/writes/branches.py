@@ -8,7 +8,6 @@ creations cannot both pass them.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Literal
 
 import sqlalchemy as sa
@@ -20,8 +19,8 @@ from lorebase_core.errors import (
     BranchNotFound,
     Issue,
 )
-from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
+from lorebase_store.clock import now_stamp
 from lorebase_store.engine import inserted_id
 from lorebase_store.reads.records import LINK_IDENTITY, RECORD_IDENTITY, visible_rows
 from lorebase_store.results import BranchInfo, DomainInfo
@@ -73,7 +72,7 @@ def create_branch_on(
                 base_branch_id=base_id,
                 base_seq=base_seq,
                 protected=protected,
-                created_at=format_datetime(datetime.now(UTC)),
+                created_at=now_stamp(),
                 created_by=created_by,
                 deleted=False,
             )

@@ -29,11 +29,19 @@ from typing import Any, Literal
 import sqlalchemy as sa
 
 from lorebase_core.access import ReadScope
-from lorebase_core.changes import Change, DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
+from lorebase_core.changes import (
+    Change,
+    DeleteLink,
+    DeleteRecord,
+    Origin,
+    UpsertLink,
+    UpsertRecord,
+)
 from lorebase_core.errors import BadRequest, BranchesUnrelated, MergeOutsideScope
 from lorebase_core.proposal_policy import within_scope
 from lorebase_core.schema import Schema
 from lorebase_store import tables as t
+from lorebase_store.commits.commit import CommitRequest, commit_on
 from lorebase_store.reads.diff import touched
 from lorebase_store.results import BranchInfo
 from lorebase_store.versioned.current import Current, current_links, current_records
@@ -184,6 +192,10 @@ def _last_merged_seq(
     return max(seqs, default=None)
 
 
+Chains = tuple[tuple[Segment, ...], tuple[Segment, ...], tuple[Segment, ...]]
+"""The read segments of the merge base, the source and the target, in that order."""
+
+
 def plan_merge(
     connection: sa.Connection,
     schema: Schema,
@@ -212,72 +224,95 @@ def plan_merge(
     for kind, key in records_s:
         by_kind.setdefault(kind, set()).add(key)
     for kind, keys in sorted(by_kind.items()):
-        kind_def = schema.kinds.get(kind)
-        derived = set(kind_def.derived_attributes) if kind_def is not None else set()
-        base, mine, theirs = (current_records(connection, chain, kind, keys) for chain in chains)
-        for key in sorted(keys):
-            _merge_record(
-                plan,
-                kind,
-                key,
-                derived,
-                (_live(base.get(key)), _live(mine.get(key)), _live(theirs.get(key))),
-                mine.get(key),
-                (kind, key) in records_t,
-                resolutions,
-            )
+        _plan_records(connection, schema, plan, chains, kind, keys, records_t, resolutions)
     by_relation: dict[str, set[tuple[str, str]]] = {}
     for relation, from_key, to_key in links_s:
         by_relation.setdefault(relation, set()).add((from_key, to_key))
     for relation, pairs in sorted(by_relation.items()):
-        base_l, mine_l, theirs_l = (
-            current_links(connection, chain, relation, pairs) for chain in chains
-        )
-        relation_def = schema.relations.get(relation)
-        gone = (
-            _gone_ends(
-                connection, plan, target_chain, relation_def.from_kind, relation_def.to_kind, pairs
-            )
-            if relation_def is not None
-            else set()
-        )
-        for pair in sorted(pairs):
-            if pair in gone and _live(mine_l.get(pair)) is not None:
-                found = FoundConflict(
-                    entity="link",
-                    ref=f"{relation}:{pair[0]}->{pair[1]}",
-                    attribute="",
-                    code="link-endpoint-deleted",
-                    base=_live(base_l.get(pair)),
-                    source=_live(mine_l.get(pair)),
-                    target=_live(theirs_l.get(pair)),
-                )
-                settled = _settle(plan, found, resolutions)
-                if settled is not None and settled[0] != "target":
-                    raise BadRequest(
-                        f"The Link {found.ref} points to a Record the target deleted: resolve "
-                        "it with target (drop the Link), or bring the Record back first",
-                        ref=found.ref,
-                    )
-                continue
-            if (
-                relation_def is not None
-                and _live(mine_l.get(pair)) is None
-                and (
-                    (relation_def.from_kind, pair[0]) in plan.source_deletions
-                    or (relation_def.to_kind, pair[1]) in plan.source_deletions
-                )
-            ):
-                continue  # deleted with its Record: the commit deletes it, a kept Record keeps it
-            _merge_link(
-                plan,
-                relation,
-                pair,
-                (_live(base_l.get(pair)), _live(mine_l.get(pair)), _live(theirs_l.get(pair))),
-                (relation, *pair) in links_t,
-                resolutions,
-            )
+        _plan_links(connection, schema, plan, chains, relation, pairs, links_t, resolutions)
     return plan
+
+
+def _plan_records(
+    connection: sa.Connection,
+    schema: Schema,
+    plan: MergePlan,
+    chains: Chains,
+    kind: str,
+    keys: set[str],
+    target_touched: set[tuple[str, str]],
+    resolutions: Mapping[tuple[str, str], ConflictResolution],
+) -> None:
+    """Merge the Records of one Kind the source changed."""
+    kind_def = schema.kinds.get(kind)
+    derived = set(kind_def.derived_attributes) if kind_def is not None else set()
+    base, mine, theirs = (current_records(connection, chain, kind, keys) for chain in chains)
+    for key in sorted(keys):
+        _merge_record(
+            plan,
+            kind,
+            key,
+            derived,
+            (_live(base.get(key)), _live(mine.get(key)), _live(theirs.get(key))),
+            mine.get(key),
+            (kind, key) in target_touched,
+            resolutions,
+        )
+
+
+def _plan_links(
+    connection: sa.Connection,
+    schema: Schema,
+    plan: MergePlan,
+    chains: Chains,
+    relation: str,
+    pairs: set[tuple[str, str]],
+    target_touched: set[tuple[str, str, str]],
+    resolutions: Mapping[tuple[str, str], ConflictResolution],
+) -> None:
+    """Merge the Links of one Relation the source changed (after its Records are merged)."""
+    base_l, mine_l, theirs_l = (
+        current_links(connection, chain, relation, pairs) for chain in chains
+    )
+    relation_def = schema.relations.get(relation)
+    gone = (
+        _gone_ends(connection, plan, chains[2], relation_def.from_kind, relation_def.to_kind, pairs)
+        if relation_def is not None
+        else set()
+    )
+    for pair in sorted(pairs):
+        sides = (_live(base_l.get(pair)), _live(mine_l.get(pair)), _live(theirs_l.get(pair)))
+        if pair in gone and sides[1] is not None:
+            _endpoint_deleted(plan, relation, pair, sides, resolutions)
+            continue
+        if (
+            relation_def is not None
+            and sides[1] is None
+            and (
+                (relation_def.from_kind, pair[0]) in plan.source_deletions
+                or (relation_def.to_kind, pair[1]) in plan.source_deletions
+            )
+        ):
+            continue  # deleted with its Record: the commit deletes it, a kept Record keeps it
+        _merge_link(plan, relation, pair, sides, (relation, *pair) in target_touched, resolutions)
+
+
+def _endpoint_deleted(
+    plan: MergePlan,
+    relation: str,
+    pair: tuple[str, str],
+    sides: tuple[dict[str, Any] | None, dict[str, Any] | None, dict[str, Any] | None],
+    resolutions: Mapping[tuple[str, str], ConflictResolution],
+) -> None:
+    """A Link the source keeps whose Record the target deleted: a Conflict only target settles."""
+    ref = f"{relation}:{pair[0]}->{pair[1]}"
+    settled = _settle(plan, resolutions, "link", ref, "", "link-endpoint-deleted", sides)
+    if settled is not None and settled[0] != "target":
+        raise BadRequest(
+            f"The Link {ref} points to a Record the target deleted: resolve "
+            "it with target (drop the Link), or bring the Record back first",
+            ref=ref,
+        )
 
 
 def _gone_ends(
@@ -342,19 +377,7 @@ def _merge_record(
         return
     if mine is None or theirs is None:
         code = "deleted-modified" if mine is None else "modified-deleted"
-        settled = _settle(
-            plan,
-            FoundConflict(
-                entity="record",
-                ref=ref,
-                attribute="",
-                code=code,
-                base=base,
-                source=mine,
-                target=theirs,
-            ),
-            resolutions,
-        )
+        settled = _settle(plan, resolutions, "record", ref, "", code, sides)
         if settled is not None and settled[0] == "value":
             raise BadRequest(
                 f"The Conflict on {ref} is about the whole Record: resolve it with source or "
@@ -389,16 +412,7 @@ def _merge_attributes(
             continue
         take: ConflictResolution = ("source", s)
         if g != b:
-            found = FoundConflict(
-                entity="record",
-                ref=ref,
-                attribute=name,
-                code="modified-both",
-                base=b,
-                source=s,
-                target=g,
-            )
-            settled = _settle(plan, found, resolutions)
+            settled = _settle(plan, resolutions, "record", ref, name, "modified-both", (b, s, g))
             if settled is None or settled[0] == "target":
                 continue
             take = settled
@@ -444,16 +458,7 @@ def _merge_link(
     if mine in (base, theirs):
         return
     if target_touched and theirs != base:
-        found = FoundConflict(
-            entity="link",
-            ref=ref,
-            attribute="",
-            code="link-modified-both",
-            base=base,
-            source=mine,
-            target=theirs,
-        )
-        settled = _settle(plan, found, resolutions)
+        settled = _settle(plan, resolutions, "link", ref, "", "link-modified-both", sides)
         if settled is None or settled[0] == "target":
             return
         if settled[0] == "value":
@@ -469,13 +474,62 @@ def _merge_link(
 
 def _settle(
     plan: MergePlan,
-    found: FoundConflict,
     resolutions: Mapping[tuple[str, str], ConflictResolution],
+    entity: Literal["record", "link"],
+    ref: str,
+    attribute: str,
+    code: str,
+    sides: tuple[Any, Any, Any],
 ) -> ConflictResolution | None:
-    """The resolution of a Conflict, or None when it stays open (and is listed)."""
+    """Meet a Conflict whose (base, source, target) values are `sides`: its resolution, or None
+    when it stays open (and is listed)."""
+    base, source, target = sides
+    found = FoundConflict(
+        entity=entity,
+        ref=ref,
+        attribute=attribute,
+        code=code,
+        base=base,
+        source=source,
+        target=target,
+    )
     resolution = resolutions.get(found.identity)
     if resolution is None:
         plan.conflicts.append(found)
         return None
     plan.resolved.append(found)
     return resolution
+
+
+def commit_merge(
+    connection: sa.Connection,
+    plan: MergePlan,
+    *,
+    domain: str,
+    target: BranchInfo,
+    author: str,
+    message: str,
+    origin_ref: str,
+    expected_head: str | None = None,
+) -> str | None:
+    """Commit a plan with no Conflict open on `target`; returns the target's head after it.
+
+    The Revision has origin `merge` (its ref: the Proposal or the source branch) and the source
+    head as its second parent; a plan without changes commits nothing.
+    """
+    if not plan.changes:
+        return target.head_revision
+    result = commit_on(
+        connection,
+        CommitRequest(
+            domain=domain,
+            branch=target.name,
+            author=author,
+            message=message,
+            origin=Origin("merge", origin_ref),
+            expected_head=expected_head,
+            merge_parent=plan.source_head,
+        ),
+        plan.changes,
+    )
+    return result.revision.id if result.revision is not None else target.head_revision

@@ -14,11 +14,11 @@ from typing import Any
 import sqlalchemy as sa
 
 from lorebase_core.access import ReadScope
-from lorebase_core.changes import Change, Origin
+from lorebase_core.changes import Change
 from lorebase_core.errors import AgentBranchLimit, AlreadyExists, MergeConflicts, ProposalNotOpen
 from lorebase_core.proposal_policy import MergePolicy
 from lorebase_store import tables as t
-from lorebase_store.commits.commit import CommitRequest, commit_on
+from lorebase_store.commits.commit import CommitRequest
 from lorebase_store.engine import is_sqlite, read_transaction, write_transaction
 from lorebase_store.results import BranchInfo, DomainInfo
 from lorebase_store.versioned.schemas import schema_at
@@ -36,7 +36,13 @@ from lorebase_store.writes.executions import (
     find_invocation,
     invocation_by_id,
 )
-from lorebase_store.writes.merges import ConflictResolution, MergePlan, plan_merge, require_within
+from lorebase_store.writes.merges import (
+    ConflictResolution,
+    MergePlan,
+    commit_merge,
+    plan_merge,
+    require_within,
+)
 from lorebase_store.writes.proposals import (
     Attempt,
     ConflictInfo,
@@ -188,25 +194,16 @@ class Writes:
                 )
                 action, created = "proposal.create", True
             else:
-                if existing.created_by != principal:
-                    raise AlreadyExists(
-                        f"Proposal {existing.id} of {source!r} into {target!r} was opened by "
-                        f"{existing.created_by!r}",
-                        proposal=existing.id,
-                    )
-                proposal_id = existing.id
-                known = {e.get("invocation_id") for e in existing.executions}
-                executions = existing.executions + [
-                    e for e in executions if e.get("invocation_id") not in known
-                ]
-                kept_intent = intent if intent is not None else existing.intent
-                update_proposal(
+                proposal_id = _extend_proposal(
                     connection,
-                    proposal_id,
-                    intent=kept_intent,
-                    executions=executions,
-                    description=describe(kept_intent, executions),
-                    policy_review=existing.policy_review or policy_review,
+                    existing,
+                    principal,
+                    source,
+                    target,
+                    intent,
+                    executions,
+                    policy_review,
+                    describe,
                 )
                 action, created = "proposal.update", False
             if execution is not None:
@@ -403,52 +400,23 @@ class Writes:
         A plan reaching beyond `write_scope` is 403 `merge-outside-scope` (nothing is written)."""
         with write_transaction(self.engine) as connection:
             info = load_domain(connection, domain)
-            target = load_branch(connection, info, into)
-            if not is_sqlite(connection):
-                connection.execute(
-                    sa.select(t.branches.c.id).where(t.branches.c.id == target.id).with_for_update()
-                )
-                target = load_branch(connection, info, into)
+            target = _locked_branch(connection, info, into)
             source_branch = load_branch(connection, info, source)
             schema = schema_at(connection, info, target.head_revision)
             plan = plan_merge(connection, schema, source_branch, target, resolutions)
             require_within(schema, plan, write_scope, source, into)
             if plan.conflicts:
-                raise MergeConflicts(
-                    f"Merging {source!r} into {into!r} meets {len(plan.conflicts)} Conflict(s); "
-                    "resolve each and merge again",
-                    source=source,
-                    target=into,
-                    counts=plan.counts,
-                    conflicts=[
-                        {
-                            "entity": c.entity,
-                            "ref": c.ref,
-                            "attribute": c.attribute,
-                            "code": c.code,
-                            "base": c.base,
-                            "source": c.source,
-                            "target": c.target,
-                        }
-                        for c in plan.conflicts
-                    ],
-                )
-            revision = target.head_revision
-            if plan.changes:
-                result = commit_on(
-                    connection,
-                    CommitRequest(
-                        domain=domain,
-                        branch=into,
-                        author=author,
-                        message=message,
-                        origin=Origin("merge", source),
-                        expected_head=expected_head,
-                        merge_parent=plan.source_head,
-                    ),
-                    plan.changes,
-                )
-                revision = result.revision.id if result.revision is not None else revision
+                raise _conflicts_refusal(source, into, plan)
+            revision = commit_merge(
+                connection,
+                plan,
+                domain=domain,
+                target=target,
+                author=author,
+                message=message,
+                origin_ref=source,
+                expected_head=expected_head,
+            )
             audit(
                 connection,
                 info.id,
@@ -487,3 +455,71 @@ def _require_open(proposal: ProposalInfo) -> None:
         raise ProposalNotOpen(
             f"Proposal {proposal.id!r} is {proposal.status}", proposal=proposal.id
         )
+
+
+def _extend_proposal(
+    connection: sa.Connection,
+    existing: ProposalInfo,
+    principal: str,
+    source: str,
+    target: str,
+    intent: str | None,
+    executions: list[dict[str, Any]],
+    policy_review: bool,
+    describe: Describe,
+) -> str:
+    """Add executions (and an intent) to the open Proposal `principal` made; returns its id."""
+    if existing.created_by != principal:
+        raise AlreadyExists(
+            f"Proposal {existing.id} of {source!r} into {target!r} was opened by "
+            f"{existing.created_by!r}",
+            proposal=existing.id,
+        )
+    known = {e.get("invocation_id") for e in existing.executions}
+    executions = existing.executions + [
+        e for e in executions if e.get("invocation_id") not in known
+    ]
+    kept_intent = intent if intent is not None else existing.intent
+    update_proposal(
+        connection,
+        existing.id,
+        intent=kept_intent,
+        executions=executions,
+        description=describe(kept_intent, executions),
+        policy_review=existing.policy_review or policy_review,
+    )
+    return existing.id
+
+
+def _locked_branch(connection: sa.Connection, info: DomainInfo, name: str) -> BranchInfo:
+    """The branch, read again under its row lock on PostgreSQL (SQLite's write lock is held)."""
+    branch = load_branch(connection, info, name)
+    if not is_sqlite(connection):
+        connection.execute(
+            sa.select(t.branches.c.id).where(t.branches.c.id == branch.id).with_for_update()
+        )
+        branch = load_branch(connection, info, name)
+    return branch
+
+
+def _conflicts_refusal(source: str, into: str, plan: MergePlan) -> MergeConflicts:
+    """409 `merge-conflicts` listing the Conflicts a merge without a Proposal leaves open."""
+    return MergeConflicts(
+        f"Merging {source!r} into {into!r} meets {len(plan.conflicts)} Conflict(s); "
+        "resolve each and merge again",
+        source=source,
+        target=into,
+        counts=plan.counts,
+        conflicts=[
+            {
+                "entity": c.entity,
+                "ref": c.ref,
+                "attribute": c.attribute,
+                "code": c.code,
+                "base": c.base,
+                "source": c.source,
+                "target": c.target,
+            }
+            for c in plan.conflicts
+        ],
+    )
