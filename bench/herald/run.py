@@ -51,8 +51,8 @@ from mcp.types import CallToolResult, TextContent
 
 from lorebase_client import AsyncLorebaseClient
 from lorebase_core.context import estimate_tokens
+from lorebase_core.markdown import inline_value as rendered
 from lorebase_herald import Herald
-from lorebase_herald.markdown import value as rendered
 from lorebase_keeper.app import create_app
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
@@ -569,7 +569,7 @@ def content_leaves(
 ) -> Iterator[tuple[str, Needle]]:
     """Every scalar of `document` with its path and what counts as showing it.
 
-    A value is shown as `lorebase_herald.markdown.value` writes it, a Revision id by its first
+    A value is shown as `lorebase_core.markdown.inline_value` writes it, a Revision id by its first
     12 characters (Herald's short form), a float also rounded to 2 decimals (scores); `null`,
     empty lists and empty objects carry nothing and are skipped. A value inside an item of a
     list must be on the item's line: an item with a `ref` anchors its values to a line holding

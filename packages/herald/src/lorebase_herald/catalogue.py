@@ -17,6 +17,7 @@ from typing import Any
 
 from mcp.types import Tool
 
+from lorebase_core.markdown import table_cell
 from lorebase_herald.server import Herald
 from lorebase_platform.settings import Settings
 
@@ -69,7 +70,7 @@ def markdown(listed: list[Tool]) -> str:
         for name, schema in properties.items():
             cells = [f"`{name}`", _type(schema), "yes" if name in required else ""]
             cells.append(str(schema.get("description", "")))
-            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+            lines.append("| " + " | ".join(map(table_cell, cells)) + " |")
     return "\n".join(lines).strip("\n")
 
 

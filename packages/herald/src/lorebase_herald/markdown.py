@@ -3,36 +3,16 @@
 Short and regular: one line per Record or Link, `attribute=value` pairs, Revisions shortened to
 12 characters (Keeper takes a unique prefix wherever it takes a Revision). Values are data, never
 markup: a value with a line break or a control character is written as a JSON string, so text
-stored in the graph cannot start a heading or a new instruction line of its own.
+stored in the graph cannot start a heading or a new instruction line of its own (the
+`inline_value` rule of lorebase_core.markdown, which holds the rules Keeper and Guide use too).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-SHORT = 12
-
-
-def short(revision: object) -> str:
-    """A Revision id cut to its first 12 characters."""
-    return str(revision)[:SHORT] if revision else "-"
-
-
-def value(item: object) -> str:
-    """One value as text: scalars as written, text with breaks and structures as JSON."""
-    if item is None:
-        return "null"
-    if isinstance(item, bool):
-        return "true" if item else "false"
-    if isinstance(item, str):
-        if item.isprintable() and "|" not in item:
-            return item
-        return json.dumps(item, ensure_ascii=False)
-    if isinstance(item, int | float):
-        return str(item)
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+from lorebase_core.markdown import inline_value, short_revision
 
 
 def pairs(values: Mapping[str, Any] | None, skip: Iterable[str] = ()) -> str:
@@ -41,7 +21,7 @@ def pairs(values: Mapping[str, Any] | None, skip: Iterable[str] = ()) -> str:
         return ""
     left_out = set(skip)
     return "; ".join(
-        f"{name}={value(item)}" for name, item in values.items() if name not in left_out
+        f"{name}={inline_value(item)}" for name, item in values.items() if name not in left_out
     )
 
 
@@ -51,7 +31,7 @@ def where(answer: Mapping[str, Any]) -> str:
     branch = answer.get("branch")
     place = f"{domain}/{branch}" if branch else str(domain)
     revision = answer.get("revision")
-    return f"{place} @ {short(revision)}" if revision else place
+    return f"{place} @ {short_revision(revision)}" if revision else place
 
 
 def record_line(record: Mapping[str, Any]) -> str:
@@ -59,7 +39,7 @@ def record_line(record: Mapping[str, Any]) -> str:
     ref = record.get("ref", "?")
     title = record.get("title")
     key = record.get("key") or str(ref).partition("/")[2]
-    head = f"- {ref}" + (f" {value(title)}" if title and title != key else "")
+    head = f"- {ref}" + (f" {inline_value(title)}" if title and title != key else "")
     extra = []
     if "depth" in record:
         extra.append(f"depth {record['depth']}")

@@ -9,11 +9,11 @@ Keeper's problem documents turned into tool errors.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -26,6 +26,7 @@ from lorebase_herald.bounds import Budget
 from lorebase_herald.calls import CallScope, KeeperTransport, TraceHeaders, calling
 from lorebase_herald.problems import Refusal, keeper_error, refused, unreachable
 from lorebase_herald.tools import register
+from lorebase_herald.tools.base import HeraldServer, Read, ToolCall
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import tracer_provider
 
@@ -47,8 +48,6 @@ lorebase_explain or lorebase_lineage before quoting a value. Every answer names 
 was read at; pass it as `at` to read the same state again. Write only through
 lorebase_execute (declared Operations; a dry_run first), which may open a Proposal for review.
 """
-
-Read = Callable[[AsyncLorebaseClient], Awaitable[CallToolResult]]
 
 
 class Herald:
@@ -88,14 +87,10 @@ class Herald:
         self.budget = Budget(herald.max_result_tokens, settings.agents.context.chars_per_token)
         self.read_only = herald.read_only
         self._closed = False
-        self.mcp: MCPServer[Any] = MCPServer(
-            name="lorebase",
-            title="Lorebase",
-            instructions=INSTRUCTIONS,
-            version=VERSION,
-            log_level="WARNING",
+        self.mcp = HeraldServer(
+            self, name="lorebase", title="Lorebase", instructions=INSTRUCTIONS, version=VERSION
         )
-        register(self)
+        register(self.mcp, read_only=self.read_only)
 
     async def aclose(self) -> None:
         """Close the Keeper connections and flush the spans (once; later calls do nothing)."""
@@ -136,8 +131,11 @@ class Herald:
             ) as span,
             calling(scope),
         ):
+            call = ToolCall(
+                tool=tool, client=self.client, budget=self.budget, read_only=self.read_only
+            )
             try:
-                result = await read(self.client)
+                result = await read(call)
             except LorebaseError as error:
                 span.set_attribute("error.type", error.code)
                 return keeper_error(tool, error)

@@ -3,27 +3,25 @@
 JSON answers become one line per Record (`Kind/key: title; attr=value; ...`), values cut to
 max_value_chars and lists to max_items; the whole text is cut to max_result_chars with a line
 saying so. Keeper's own Markdown renderings (schema, context packs) are used as they are, cut
-the same way.
+the same way. How a value is written is lorebase_core.markdown's `clipped` rule (Herald and
+Keeper use that module's rules too).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from lorebase_core.markdown import clipped, cut_at_line
 from lorebase_platform.settings import GuideLimitSettings
 
 __all__ = ["bounded", "record_line", "record_lines", "value_text"]
 
-_ELLIPSIS = "…"
+CUT = "\n[cut: the result was longer; ask for less, or narrow it]"
+"""The line that ends a result cut to max_result_chars."""
 
-
-def value_text(value: Any, limit: int) -> str:
-    """One value as text, cut to `limit` characters."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: max(limit - 1, 1)] + _ELLIPSIS
+value_text = clipped
+"""One value as text on one line, cut to a length (lorebase_core.markdown.clipped)."""
 
 
 def record_line(record: Mapping[str, Any], limits: GuideLimitSettings, *, skip: str = "") -> str:
@@ -59,9 +57,4 @@ def record_lines(
 
 def bounded(text: str, limits: GuideLimitSettings) -> str:
     """`text` cut to max_result_chars at a line end, saying that it was cut."""
-    if len(text) <= limits.max_result_chars:
-        return text
-    note = "\n[cut: the result was longer; ask for less, or narrow it]"
-    room = limits.max_result_chars - len(note)
-    cut = text.rfind("\n", 0, room)
-    return text[: cut if cut > room // 2 else room] + note
+    return cut_at_line(text, limits.max_result_chars, CUT)

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from lorebase_client import AsyncLorebaseClient
-from lorebase_herald.markdown import link_line, pairs, record_line, short, value, where
+from lorebase_core.markdown import inline_value, short_revision
+from lorebase_herald.markdown import link_line, pairs, record_line, where
+from lorebase_herald.tools.base import Ctx, Family, ToolCall, run
 from lorebase_herald.tools.hints import READ, Answered
-from lorebase_herald.tools.params import At, Branch, Domain, Kinds, Limit, Refs
-from lorebase_herald.tools.shaping import LIMIT, rendered, shaped
+from lorebase_herald.tools.params import At, Branch, Domain, Kinds, Limit, Refs, Relations
+from lorebase_herald.tools.shaping import LIMIT, Shape
 
-if TYPE_CHECKING:
-    from lorebase_herald.server import Herald
+TOOLS = Family()
+"""The tools over several Records and Revisions, in the order they are listed."""
 
 TRAVERSE = """\
 Follow a path of Relations from start Records and answer the Records at the end, with the count
@@ -45,142 +45,90 @@ values, duplicates, stale derived values. Use it to judge how far the data can b
 Example: {"domain": "supply", "kind": "Supplier"}"""
 
 
-def register(herald: Herald) -> None:
-    """Add the graph and Revision tools to Herald's server."""
-    server = herald.mcp
+@TOOLS.tool(title="Traverse", description=TRAVERSE, annotations=READ)
+async def lorebase_traverse(
+    ctx: Ctx,
+    domain: Domain,
+    start: Annotated[list[str], Field(description="Start Records, Kind/key.", min_length=1)],
+    path: Annotated[list[str], Field(description="Relations to follow, in order.", min_length=1)],
+    limit: Limit = None,
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        answer = await call.client.traverse(domain, start, path, limit=limit, branch=branch, at=at)
+        hops = answer.get("hops") or []
+        kinds = [hops[-1]["to_kind"]] if hops and hops[-1].get("to_kind") else []
+        return call.shaped(answer, TRAVERSE_SHAPE, kinds=kinds)
 
-    @server.tool(name="lorebase_traverse", title="Traverse", description=TRAVERSE, annotations=READ)
-    async def lorebase_traverse(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        start: Annotated[list[str], Field(description="Start Records, Kind/key.", min_length=1)],
-        path: Annotated[
-            list[str], Field(description="Relations to follow, in order.", min_length=1)
-        ],
-        limit: Limit = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.traverse(domain, start, path, limit=limit, branch=branch, at=at)
-            hops = answer.get("hops") or []
-            kinds = [hops[-1]["to_kind"]] if hops and hops[-1].get("to_kind") else []
-            return shaped(
-                herald.budget,
-                "lorebase_traverse",
-                answer,
-                render=render_traverse,
-                member="records",
-                kinds=kinds,
-                what="Records",
-                rest=LIMIT,
-            )
+    return await run(ctx, "lorebase_traverse", read)
 
-        return await herald.call(ctx, "lorebase_traverse", read)
 
-    @server.tool(
-        name="lorebase_neighborhood",
-        title="Neighborhood",
-        description=NEIGHBORHOOD,
-        annotations=READ,
-    )
-    async def lorebase_neighborhood(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        refs: Refs,
-        depth: Annotated[
-            int | None, Field(description="How many hops (1 by default).", ge=0)
-        ] = None,
-        relations: Annotated[
-            list[str] | None, Field(description="Only follow these Relations.")
-        ] = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.neighborhood(
-                domain, refs, depth=depth, relations=relations, branch=branch, at=at
-            )
-            return shaped(
-                herald.budget,
-                "lorebase_neighborhood",
-                answer,
-                render=render_neighborhood,
-                member="neighbors",
-                what="neighbors",
-                rest="ask a smaller depth or only some relations=[...], or read one neighbor with lorebase_record.",
-            )
+@TOOLS.tool(title="Neighborhood", description=NEIGHBORHOOD, annotations=READ)
+async def lorebase_neighborhood(
+    ctx: Ctx,
+    domain: Domain,
+    refs: Refs,
+    depth: Annotated[int | None, Field(description="How many hops (1 by default).", ge=0)] = None,
+    relations: Relations = None,
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        answer = await call.client.neighborhood(
+            domain, refs, depth=depth, relations=relations, branch=branch, at=at
+        )
+        return call.shaped(answer, NEIGHBORHOOD_SHAPE)
 
-        return await herald.call(ctx, "lorebase_neighborhood", read)
+    return await run(ctx, "lorebase_neighborhood", read)
 
-    @server.tool(name="lorebase_diff", title="Diff", description=DIFF, annotations=READ)
-    async def lorebase_diff(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        from_revision: Annotated[str, Field(description="The older Revision (id, prefix or tag).")],
-        to_revision: Annotated[str, Field(description="The newer Revision (id, prefix or tag).")],
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.diff(domain, from_revision, to_revision)
-            return shaped(
-                herald.budget,
-                "lorebase_diff",
-                answer,
-                render=render_diff,
-                member="records",
-                what="changed Records",
-                rest="diff shorter steps (Revisions in between) or follow one Record with lorebase_history.",
-            )
 
-        return await herald.call(ctx, "lorebase_diff", read)
+@TOOLS.tool(title="Diff", description=DIFF, annotations=READ)
+async def lorebase_diff(
+    ctx: Ctx,
+    domain: Domain,
+    from_revision: Annotated[str, Field(description="The older Revision (id, prefix or tag).")],
+    to_revision: Annotated[str, Field(description="The newer Revision (id, prefix or tag).")],
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        answer = await call.client.diff(domain, from_revision, to_revision)
+        return call.shaped(answer, DIFF_SHAPE)
 
-    @server.tool(name="lorebase_changes", title="Changes", description=CHANGES, annotations=READ)
-    async def lorebase_changes(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        branch: Annotated[str, Field(description="The branch to follow, e.g. 'main'.")],
-        since: Annotated[
-            str | None, Field(description="The Revision you last read; omit for the latest.")
-        ] = None,
-        kinds: Kinds = None,
-        limit: Limit = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.changes(domain, branch, since=since, kinds=kinds, limit=limit)
-            return shaped(
-                herald.budget,
-                "lorebase_changes",
-                answer,
-                render=render_changes,
-                member="events",
-                kinds=kinds or [],
-                what="revision events",
-                rest="call again with limit={shown} and go on from its next_since.",
-            )
+    return await run(ctx, "lorebase_diff", read)
 
-        return await herald.call(ctx, "lorebase_changes", read)
 
-    @server.tool(name="lorebase_health", title="Data health", description=HEALTH, annotations=READ)
-    async def lorebase_health(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        kind: Annotated[str | None, Field(description="Only this Kind.")] = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            text = await client.health(domain, kind, branch=branch, at=at, format="markdown")
-            return rendered(
-                herald.budget,
-                "lorebase_health",
-                str(text),
-                domain=domain,
-                branch=branch,
-                revision=text.revision,
-                result={"format": "markdown", "kind": kind},
-            )
+@TOOLS.tool(title="Changes", description=CHANGES, annotations=READ)
+async def lorebase_changes(
+    ctx: Ctx,
+    domain: Domain,
+    branch: Annotated[str, Field(description="The branch to follow, e.g. 'main'.")],
+    since: Annotated[
+        str | None, Field(description="The Revision you last read; omit for the latest.")
+    ] = None,
+    kinds: Kinds = None,
+    limit: Limit = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        answer = await call.client.changes(domain, branch, since=since, kinds=kinds, limit=limit)
+        return call.shaped(answer, CHANGES_SHAPE, kinds=kinds or [])
 
-        return await herald.call(ctx, "lorebase_health", read)
+    return await run(ctx, "lorebase_changes", read)
+
+
+@TOOLS.tool(title="Data health", description=HEALTH, annotations=READ)
+async def lorebase_health(
+    ctx: Ctx,
+    domain: Domain,
+    kind: Annotated[str | None, Field(description="Only this Kind.")] = None,
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        text = await call.client.health(domain, kind, branch=branch, at=at, format="markdown")
+        result = {"format": "markdown", "kind": kind}
+        return call.rendered(text, domain=domain, branch=branch, result=result)
+
+    return await run(ctx, "lorebase_health", read)
 
 
 def render_traverse(answer: Mapping[str, Any]) -> str:
@@ -193,7 +141,7 @@ def render_traverse(answer: Mapping[str, Any]) -> str:
     if answer.get("missing"):
         lines.append(f"missing start Records: {', '.join(answer['missing'])}")
     if answer.get("capped"):
-        lines.append(f"capped: {value(answer.get('caps'))}")
+        lines.append(f"capped: {inline_value(answer.get('caps'))}")
     lines.append("## Records")
     lines += [record_line(record) for record in answer.get("records", [])]
     return "\n".join(lines)
@@ -217,19 +165,20 @@ def render_neighborhood(answer: Mapping[str, Any]) -> str:
     if kept:
         lines += ["## Links", *kept]
     if answer.get("capped"):
-        lines.append(f"capped: {value(answer.get('caps'))}")
+        lines.append(f"capped: {inline_value(answer.get('caps'))}")
     return "\n".join(lines)
 
 
 def render_diff(answer: Mapping[str, Any]) -> str:
     lines = [
-        f"# Diff {short(answer.get('from'))} -> {short(answer.get('to'))} in {answer.get('domain')}"
+        f"# Diff {short_revision(answer.get('from'))} -> {short_revision(answer.get('to'))} in {answer.get('domain')}"
     ]
     for record in answer.get("records", []):
         before, after = record.get("before") or {}, record.get("after") or {}
         changed = record.get("attributes") or sorted(set(before) | set(after))
         shifts = "; ".join(
-            f"{name}: {value(before.get(name))} -> {value(after.get(name))}" for name in changed
+            f"{name}: {inline_value(before.get(name))} -> {inline_value(after.get(name))}"
+            for name in changed
         )
         lines.append(f"- {record.get('ref')} {record.get('change')}: {shifts}")
     for link in answer.get("links", []):
@@ -248,8 +197,8 @@ def render_changes(answer: Mapping[str, Any]) -> str:
         )
         cut = "; more keys than listed" if event.get("keys_truncated") else ""
         lines.append(
-            f"- {short(event.get('revision'))} {event.get('created_at')} by {event.get('author')}:"
-            f" {value(event.get('message') or '')} (Kinds {touched or 'none'}{cut};"
+            f"- {short_revision(event.get('revision'))} {event.get('created_at')} by {event.get('author')}:"
+            f" {inline_value(event.get('message') or '')} (Kinds {touched or 'none'}{cut};"
             f" {pairs(event.get('stats'))})"
         )
     if not answer.get("events"):
@@ -259,3 +208,25 @@ def render_changes(answer: Mapping[str, Any]) -> str:
     if answer.get("more"):
         lines.append("more: this page was cut; call again with since=next_since at once.")
     return "\n".join(lines)
+
+
+# How each tool shows its answer.
+TRAVERSE_SHAPE = Shape(render_traverse, member="records", what="Records", rest=LIMIT)
+NEIGHBORHOOD_SHAPE = Shape(
+    render_neighborhood,
+    member="neighbors",
+    what="neighbors",
+    rest="ask a smaller depth or only some relations=[...], or read one neighbor with lorebase_record.",
+)
+DIFF_SHAPE = Shape(
+    render_diff,
+    member="records",
+    what="changed Records",
+    rest="diff shorter steps (Revisions in between) or follow one Record with lorebase_history.",
+)
+CHANGES_SHAPE = Shape(
+    render_changes,
+    member="events",
+    what="revision events",
+    rest="call again with limit={shown} and go on from its next_since.",
+)

@@ -58,6 +58,7 @@ Refs = Annotated[
 Kinds = Annotated[
     list[str] | None, Field(description="Only these Kinds, e.g. ['Part', 'Supplier'].")
 ]
+Relations = Annotated[list[str] | None, Field(description="Only follow these Relations.")]
 Lens = Annotated[
     str | None,
     Blank,

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from lorebase_client import AsyncLorebaseClient
-from lorebase_herald.markdown import pairs, record_line, value, where
-from lorebase_herald.problems import refused
+from lorebase_core.markdown import inline_value
+from lorebase_herald.markdown import pairs, record_line, where
+from lorebase_herald.tools.base import Ctx, Family, ToolCall, run
 from lorebase_herald.tools.hints import READ, Answered
-from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Kinds, Lens, Limit
-from lorebase_herald.tools.shaping import LIMIT, rendered, shaped
+from lorebase_herald.tools.params import At, Branch, Cursor, Domain, Kinds, Lens, Limit, Relations
+from lorebase_herald.tools.shaping import LIMIT, Shape
 
-if TYPE_CHECKING:
-    from lorebase_herald.server import Herald
+TOOLS = Family()
+"""The finding tools, in the order they are listed."""
 
 SCHEMA = """\
 The schema of a Domain: its Kinds with their Attributes (types, allowed values), Relations
@@ -56,213 +55,171 @@ data. Predicates: {"attr": "tier", "op": "eq", "value": 1}, {"and": [...]}, {"or
 Example: {"domain": "supply", "kind": "Supplier", "where": {"attr": "risk_score", "op": "gte",
 "value": 70}, "select": ["legal_name", "risk_score"]}"""
 
+# The arguments of one tool each (those tools share are in params.py).
+SeedRefs = Annotated[list[str] | None, Field(description="Seed Records, Kind/key.")]
+SeedQuery = Annotated[
+    dict[str, Any] | None,
+    Field(description='Seeds by query: {"kind": ..., "where": ...} as lorebase_query.'),
+]
+SeedSearch = Annotated[str | None, Field(description="Seeds by a search text.")]
+Traits = Annotated[list[str] | None, Field(description="Only Records of Kinds with these Traits.")]
+PackDepth = Annotated[int | None, Field(description="Neighborhood depth (1 by default).", ge=0)]
+BudgetTokens = Annotated[
+    int | None,
+    Field(description="Token budget of the pack (at most herald.max_result_tokens).", ge=1),
+]
+IncludeSchema = Annotated[
+    bool | Literal["compact"] | None,
+    Field(description='Add the schema section (true), only names and types ("compact").'),
+]
+IncludeChanges = Annotated[bool | None, Field(description="Add the recent changes section.")]
+IncludeLineage = Annotated[bool | None, Field(description="Add where each value came from.")]
+Since = Annotated[str | None, Field(description="Only changes after this Revision in the pack.")]
+SearchMode = Annotated[
+    Literal["lexical", "semantic", "hybrid"] | None,
+    Field(description="lexical (default), semantic or hybrid (need stored vectors)."),
+]
+Where = Annotated[dict[str, Any] | None, Field(description="A predicate (see the description).")]
+Select = Annotated[list[str] | None, Field(description="Attributes to answer.")]
+OrderBy = Annotated[
+    list[dict[str, Any]] | None,
+    Field(description='Sort keys: [{"attr": "risk_score", "dir": "desc"}].'),
+]
+Aggregate = Annotated[
+    dict[str, Any] | None,
+    Field(description='{"group_by": "status"} counts the matches per value.'),
+]
 
-def register(herald: Herald) -> None:
-    """Add the finding tools to Herald's server."""
-    server = herald.mcp
 
-    @server.tool(name="lorebase_schema", title="Schema", description=SCHEMA, annotations=READ)
-    async def lorebase_schema(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        kinds: Kinds = None,
-        lens: Lens = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.schema(domain, branch=branch, at=at)
-            narrowed, problem = narrow_schema(answer, kinds, lens)
-            if problem is not None:
-                return refused("lorebase_schema", problem, code="schema-narrowing-unknown")
-            return shaped(
-                herald.budget,
-                "lorebase_schema",
-                narrowed,
-                render=render_schema,
-                member="kinds",
-                what="Kinds",
-                rest="narrow it with kinds=[...] (or lens=...) to see the others.",
-            )
+@TOOLS.tool(title="Schema", description=SCHEMA, annotations=READ)
+async def lorebase_schema(
+    ctx: Ctx,
+    domain: Domain,
+    kinds: Kinds = None,
+    lens: Lens = None,
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        answer = await call.client.schema(domain, branch=branch, at=at)
+        narrowed, problem = narrow_schema(answer, kinds, lens)
+        if problem is not None:
+            return call.refused(problem, code="schema-narrowing-unknown")
+        return call.shaped(narrowed, SCHEMA_KINDS)
 
-        return await herald.call(ctx, "lorebase_schema", read)
+    return await run(ctx, "lorebase_schema", read)
 
-    @server.tool(
-        name="lorebase_context", title="Context pack", description=CONTEXT, annotations=READ
-    )
-    async def lorebase_context(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        refs: Annotated[list[str] | None, Field(description="Seed Records, Kind/key.")] = None,
-        query: Annotated[
-            dict[str, Any] | None,
-            Field(description='Seeds by query: {"kind": ..., "where": ...} as lorebase_query.'),
-        ] = None,
-        search: Annotated[str | None, Field(description="Seeds by a search text.")] = None,
-        lens: Lens = None,
-        traits: Annotated[
-            list[str] | None, Field(description="Only Records of Kinds with these Traits.")
-        ] = None,
-        relations: Annotated[
-            list[str] | None, Field(description="Only follow these Relations.")
-        ] = None,
-        depth: Annotated[
-            int | None, Field(description="Neighborhood depth (1 by default).", ge=0)
-        ] = None,
-        budget_tokens: Annotated[
-            int | None,
-            Field(description="Token budget of the pack (at most herald.max_result_tokens).", ge=1),
-        ] = None,
-        include_schema: Annotated[
-            bool | Literal["compact"] | None,
-            Field(description='Add the schema section (true), only names and types ("compact").'),
-        ] = None,
-        include_recent_changes: Annotated[
-            bool | None, Field(description="Add the recent changes section.")
-        ] = None,
-        include_lineage: Annotated[
-            bool | None, Field(description="Add where each value came from.")
-        ] = None,
-        since: Annotated[
-            str | None, Field(description="Only changes after this Revision in the pack.")
-        ] = None,
-        branch: Branch = None,
-    ) -> Answered:
-        budget = min(budget_tokens or herald.budget.max_tokens, herald.budget.max_tokens)
 
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            pack = await client.context(
-                domain,
-                refs=refs,
-                query=query,
-                search=search,
-                lens=lens,
-                traits=traits,
-                relations=relations,
-                depth=depth,
-                budget_tokens=budget,
-                include_schema=include_schema,
-                include_recent_changes=include_recent_changes,
-                include_lineage=include_lineage,
-                since=since,
-                branch=branch,
-                format="markdown",
-            )
-            return rendered(
-                herald.budget,
-                "lorebase_context",
-                str(pack),
-                domain=domain,
-                branch=branch,
-                revision=pack.revision,
-                result={"format": "markdown", "budget_tokens": budget},
-            )
+@TOOLS.tool(title="Context pack", description=CONTEXT, annotations=READ)
+async def lorebase_context(
+    ctx: Ctx,
+    domain: Domain,
+    refs: SeedRefs = None,
+    query: SeedQuery = None,
+    search: SeedSearch = None,
+    lens: Lens = None,
+    traits: Traits = None,
+    relations: Relations = None,
+    depth: PackDepth = None,
+    budget_tokens: BudgetTokens = None,
+    include_schema: IncludeSchema = None,
+    include_recent_changes: IncludeChanges = None,
+    include_lineage: IncludeLineage = None,
+    since: Since = None,
+    branch: Branch = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        budget = min(budget_tokens or call.budget.max_tokens, call.budget.max_tokens)
+        pack = await call.client.context_markdown(
+            domain,
+            refs=refs,
+            query=query,
+            search=search,
+            lens=lens,
+            traits=traits,
+            relations=relations,
+            depth=depth,
+            budget_tokens=budget,
+            include_schema=include_schema,
+            include_recent_changes=include_recent_changes,
+            include_lineage=include_lineage,
+            since=since,
+            branch=branch,
+        )
+        result = {"format": "markdown", "budget_tokens": budget}
+        return call.rendered(pack, domain=domain, branch=branch, result=result)
 
-        return await herald.call(ctx, "lorebase_context", read)
+    return await run(ctx, "lorebase_context", read)
 
-    @server.tool(name="lorebase_search", title="Search", description=SEARCH, annotations=READ)
-    async def lorebase_search(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        q: Annotated[str, Field(description="The words to look for.", min_length=1)],
-        kinds: Kinds = None,
-        lens: Lens = None,
-        mode: Annotated[
-            Literal["lexical", "semantic", "hybrid"] | None,
-            Field(description="lexical (default), semantic or hybrid (need stored vectors)."),
-        ] = None,
-        limit: Limit = None,
-        branch: Branch = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.search(
-                domain, q, kinds=kinds, lens=lens, mode=mode, limit=limit, branch=branch
-            )
-            return shaped(
-                herald.budget,
-                "lorebase_search",
-                answer,
-                render=render_search,
-                member="hits",
-                kinds=answer.get("kinds") or kinds or [],
-                what="hits",
-                rest=LIMIT,
-            )
 
-        return await herald.call(ctx, "lorebase_search", read)
+@TOOLS.tool(title="Search", description=SEARCH, annotations=READ)
+async def lorebase_search(
+    ctx: Ctx,
+    domain: Domain,
+    q: Annotated[str, Field(description="The words to look for.", min_length=1)],
+    kinds: Kinds = None,
+    lens: Lens = None,
+    mode: SearchMode = None,
+    limit: Limit = None,
+    branch: Branch = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        answer = await call.client.search(
+            domain, q, kinds=kinds, lens=lens, mode=mode, limit=limit, branch=branch
+        )
+        searched = answer.get("kinds") or kinds or []
+        return call.shaped(answer, SEARCH_HITS, kinds=searched)
 
-    @server.tool(
-        name="lorebase_resolve", title="Resolve words", description=RESOLVE, annotations=READ
-    )
-    async def lorebase_resolve(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        text: Annotated[str, Field(description="The question or phrase to ground.", min_length=1)],
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.resolve(domain, text, coverage=True, branch=branch, at=at)
-            return shaped(
-                herald.budget,
-                "lorebase_resolve",
-                answer,
-                render=render_resolve,
-                member="candidates",
-                what="candidates",
-                rest="resolve a shorter text (one phrase at a time).",
-            )
+    return await run(ctx, "lorebase_search", read)
 
-        return await herald.call(ctx, "lorebase_resolve", read)
 
-    @server.tool(name="lorebase_query", title="Query", description=QUERY, annotations=READ)
-    async def lorebase_query(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        kind: Annotated[str, Field(description="The Kind to read, e.g. 'Supplier'.")],
-        where: Annotated[
-            dict[str, Any] | None, Field(description="A predicate (see the description).")
-        ] = None,
-        select: Annotated[list[str] | None, Field(description="Attributes to answer.")] = None,
-        order_by: Annotated[
-            list[dict[str, Any]] | None,
-            Field(description='Sort keys: [{"attr": "risk_score", "dir": "desc"}].'),
-        ] = None,
-        aggregate: Annotated[
-            dict[str, Any] | None,
-            Field(description='{"group_by": "status"} counts the matches per value.'),
-        ] = None,
-        limit: Limit = None,
-        cursor: Cursor = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            answer = await client.query(
-                domain,
-                kind=kind,
-                where=where,
-                select=select,
-                order_by=order_by,
-                aggregate=aggregate,
-                coverage=True,
-                limit=limit,
-                cursor=cursor,
-                branch=branch,
-                at=at,
-            )
-            member = "groups" if "groups" in answer else "records"
-            return shaped(
-                herald.budget,
-                "lorebase_query",
-                answer,
-                render=render_query,
-                member=member,
-                kinds=[kind],
-                what="groups" if member == "groups" else "Records",
-            )
+@TOOLS.tool(title="Resolve words", description=RESOLVE, annotations=READ)
+async def lorebase_resolve(
+    ctx: Ctx,
+    domain: Domain,
+    text: Annotated[str, Field(description="The question or phrase to ground.", min_length=1)],
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        answer = await call.client.resolve(domain, text, coverage=True, branch=branch, at=at)
+        return call.shaped(answer, RESOLVE_CANDIDATES)
 
-        return await herald.call(ctx, "lorebase_query", read)
+    return await run(ctx, "lorebase_resolve", read)
+
+
+@TOOLS.tool(title="Query", description=QUERY, annotations=READ)
+async def lorebase_query(
+    ctx: Ctx,
+    domain: Domain,
+    kind: Annotated[str, Field(description="The Kind to read, e.g. 'Supplier'.")],
+    where: Where = None,
+    select: Select = None,
+    order_by: OrderBy = None,
+    aggregate: Aggregate = None,
+    limit: Limit = None,
+    cursor: Cursor = None,
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        answer = await call.client.query(
+            domain,
+            kind=kind,
+            where=where,
+            select=select,
+            order_by=order_by,
+            aggregate=aggregate,
+            coverage=True,
+            limit=limit,
+            cursor=cursor,
+            branch=branch,
+            at=at,
+        )
+        shape = QUERY_GROUPS if "groups" in answer else QUERY_RECORDS
+        return call.shaped(answer, shape, kinds=[kind])
+
+    return await run(ctx, "lorebase_query", read)
 
 
 def narrow_schema(
@@ -313,20 +270,20 @@ def _attribute(attribute: Mapping[str, Any]) -> str:
     if attribute.get("values"):
         line += f" one of {'|'.join(str(item) for item in attribute['values'])}"
     if attribute.get("description"):
-        line += f": {value(attribute['description'])}"
+        line += f": {inline_value(attribute['description'])}"
     return line
 
 
 def render_schema(answer: Mapping[str, Any]) -> str:
     lines = [f"# Schema of {where(answer)}"]
     if answer.get("title"):
-        lines.append(value(answer["title"]))
+        lines.append(inline_value(answer["title"]))
     for kind in answer.get("kinds", []):
         head = f"## Kind {kind['name']} (key {', '.join(kind.get('key', []))}"
         head += f"; title {kind['title']})" if kind.get("title") else ")"
         lines.append(head)
         if kind.get("description"):
-            lines.append(value(kind["description"]))
+            lines.append(inline_value(kind["description"]))
         if kind.get("aliases"):
             lines.append(f"aliases: {', '.join(kind['aliases'])}")
         lines.extend(_attribute(attribute) for attribute in kind.get("attributes", []))
@@ -334,14 +291,14 @@ def render_schema(answer: Mapping[str, Any]) -> str:
         f"- {relation['name']}: {relation.get('from')} -> {relation.get('to')}"
         + (f" (inverse {relation['inverse']})" if relation.get("inverse") else "")
         + (f", {relation['cardinality']}" if relation.get("cardinality") else "")
-        + (f": {value(relation['description'])}" if relation.get("description") else "")
+        + (f": {inline_value(relation['description'])}" if relation.get("description") else "")
         for relation in answer.get("relations", [])
     ]
     if relations:
         lines += ["## Relations", *relations]
     lenses = [
         f"- {lens['name']}: Kinds {', '.join(lens.get('kinds', []))}"
-        + (f": {value(lens['description'])}" if lens.get("description") else "")
+        + (f": {inline_value(lens['description'])}" if lens.get("description") else "")
         for lens in answer.get("lenses", [])
     ]
     if lenses:
@@ -351,12 +308,14 @@ def render_schema(answer: Mapping[str, Any]) -> str:
         lines += ["## Operations (lorebase_operations describes them)", ", ".join(operations)]
     examples = answer.get("examples") or []
     if examples:
-        lines += ["## Example questions", *(f"- {value(item)}" for item in examples)]
+        lines += ["## Example questions", *(f"- {inline_value(item)}" for item in examples)]
     return "\n".join(lines)
 
 
 def render_search(answer: Mapping[str, Any]) -> str:
-    lines = [f"# Search {value(answer.get('q', ''))} in {where(answer)} ({answer.get('mode')})"]
+    lines = [
+        f"# Search {inline_value(answer.get('q', ''))} in {where(answer)} ({answer.get('mode')})"
+    ]
     interpreted = answer.get("interpreted") or {}
     if interpreted.get("kinds") or interpreted.get("attributes"):
         read = [f"Kinds {', '.join(interpreted.get('kinds') or answer.get('kinds', []))}"]
@@ -366,7 +325,7 @@ def render_search(answer: Mapping[str, Any]) -> str:
         read.append(f"terms {', '.join(interpreted.get('terms', []))}")
         lines.append(f"read as: {'; '.join(read)}")
     if answer.get("corrected"):
-        lines.append(f"corrected: {value(answer['corrected'])}")
+        lines.append(f"corrected: {inline_value(answer['corrected'])}")
     for hit in answer.get("hits", []):
         line = record_line(hit)
         if hit.get("matched"):
@@ -385,15 +344,15 @@ def render_resolve(answer: Mapping[str, Any]) -> str:
             if name not in ("target", "score", "level", "matched", "why")
         }
         lines.append(
-            f"- {value(candidate.get('matched'))} -> {candidate.get('target')} {pairs(facts)}"
+            f"- {inline_value(candidate.get('matched'))} -> {candidate.get('target')} {pairs(facts)}"
             f" ({candidate.get('level')}, score {float(candidate.get('score', 0)):.2f})"
         )
     if answer.get("unmatched"):
-        lines.append(f"unmatched: {', '.join(map(value, answer['unmatched']))}")
+        lines.append(f"unmatched: {', '.join(map(inline_value, answer['unmatched']))}")
     if answer.get("suggestions"):
         lines.append("suggested queries (pass one as is to lorebase_query):")
     for suggestion in answer.get("suggestions", []):
-        uses = ", ".join(map(value, suggestion.get("uses", [])))
+        uses = ", ".join(map(inline_value, suggestion.get("uses", [])))
         lines.append(
             f"- {json.dumps(suggestion.get('query'), separators=(',', ':'))}"
             f" (score {float(suggestion.get('score', 0)):.2f}; uses {uses})"
@@ -405,8 +364,27 @@ def render_query(answer: Mapping[str, Any]) -> str:
     lines = [f"# {answer.get('kind')} in {where(answer)}"]
     if "groups" in answer:
         lines += [
-            f"- {value(group.get('key'))}: {pairs(group, ['key'])}" for group in answer["groups"]
+            f"- {inline_value(group.get('key'))}: {pairs(group, ['key'])}"
+            for group in answer["groups"]
         ]
     else:
         lines += [record_line(record) for record in answer.get("records", [])]
     return "\n".join(lines)
+
+
+# How each tool shows its answer.
+SCHEMA_KINDS = Shape(
+    render_schema,
+    member="kinds",
+    what="Kinds",
+    rest="narrow it with kinds=[...] (or lens=...) to see the others.",
+)
+SEARCH_HITS = Shape(render_search, member="hits", what="hits", rest=LIMIT)
+RESOLVE_CANDIDATES = Shape(
+    render_resolve,
+    member="candidates",
+    what="candidates",
+    rest="resolve a shorter text (one phrase at a time).",
+)
+QUERY_GROUPS = Shape(render_query, member="groups", what="groups")
+QUERY_RECORDS = Shape(render_query, member="records", what="Records")

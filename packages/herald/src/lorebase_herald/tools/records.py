@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
-from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from lorebase_client import AsyncLorebaseClient
-from lorebase_herald.markdown import link_line, pairs, short, value, where
+from lorebase_core.markdown import inline_value, short_revision
+from lorebase_herald.markdown import link_line, pairs, where
+from lorebase_herald.tools.base import Ctx, Family, ToolCall, run
 from lorebase_herald.tools.hints import READ, Answered
 from lorebase_herald.tools.params import (
     At,
@@ -22,10 +22,10 @@ from lorebase_herald.tools.params import (
     Limit,
     record_of,
 )
-from lorebase_herald.tools.shaping import rendered, shaped
+from lorebase_herald.tools.shaping import Shape
 
-if TYPE_CHECKING:
-    from lorebase_herald.server import Herald
+TOOLS = Family()
+"""The tools about one Record, in the order they are listed."""
 
 RECORD = """\
 One Record: its values, how many Links it has per Relation, and optionally the lineage of each
@@ -58,150 +58,120 @@ than lorebase_lineage.
 Example: {"domain": "supply", "kind": "Supplier", "key": "S-1001"}"""
 
 
-def register(herald: Herald) -> None:
-    """Add the Record tools to Herald's server."""
-    server = herald.mcp
+@TOOLS.tool(title="Record", description=RECORD, annotations=READ)
+async def lorebase_record(
+    ctx: Ctx,
+    domain: Domain,
+    key: Key,
+    kind: Kind = None,
+    lineage: Annotated[bool, Field(description="Add the lineage of each value.")] = False,
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        record_kind, record_key = record_of(kind, key)
+        answer = await call.client.record(
+            domain, record_kind, record_key, branch=branch, at=at, links=True, lineage=lineage
+        )
+        return call.shaped(answer, RECORD_SHAPE)
 
-    @server.tool(name="lorebase_record", title="Record", description=RECORD, annotations=READ)
-    async def lorebase_record(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        key: Key,
-        kind: Kind = None,
-        lineage: Annotated[bool, Field(description="Add the lineage of each value.")] = False,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            record_kind, record_key = record_of(kind, key)
-            answer = await client.record(
-                domain, record_kind, record_key, branch=branch, at=at, links=True, lineage=lineage
-            )
-            return shaped(herald.budget, "lorebase_record", answer, render=render_record)
+    return await run(ctx, "lorebase_record", read)
 
-        return await herald.call(ctx, "lorebase_record", read)
 
-    @server.tool(name="lorebase_links", title="Links", description=LINKS, annotations=READ)
-    async def lorebase_links(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        key: Key,
-        relation: Annotated[str, Field(description="A Relation or its inverse name.")],
-        kind: Kind = None,
-        limit: Limit = None,
-        cursor: Cursor = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            record_kind, record_key = record_of(kind, key)
-            answer = await client.links(
-                domain,
-                record_kind,
-                record_key,
-                relation,
-                branch=branch,
-                at=at,
-                limit=limit,
-                cursor=cursor,
-            )
-            return shaped(
-                herald.budget,
-                "lorebase_links",
-                answer,
-                render=render_links,
-                member="links",
-                kinds=[answer.get("target_kind") or record_kind],
-                what="Links",
-            )
+@TOOLS.tool(title="Links", description=LINKS, annotations=READ)
+async def lorebase_links(
+    ctx: Ctx,
+    domain: Domain,
+    key: Key,
+    relation: Annotated[str, Field(description="A Relation or its inverse name.")],
+    kind: Kind = None,
+    limit: Limit = None,
+    cursor: Cursor = None,
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        record_kind, record_key = record_of(kind, key)
+        answer = await call.client.links(
+            domain,
+            record_kind,
+            record_key,
+            relation,
+            branch=branch,
+            at=at,
+            limit=limit,
+            cursor=cursor,
+        )
+        target = [answer.get("target_kind") or record_kind]
+        return call.shaped(answer, LINKS_SHAPE, kinds=target)
 
-        return await herald.call(ctx, "lorebase_links", read)
+    return await run(ctx, "lorebase_links", read)
 
-    @server.tool(name="lorebase_history", title="History", description=HISTORY, annotations=READ)
-    async def lorebase_history(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        key: Key,
-        kind: Kind = None,
-        values: Annotated[bool, Field(description="Add the values each change set.")] = False,
-        attributes: Attributes = None,
-        limit: Limit = None,
-        cursor: Cursor = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            record_kind, record_key = record_of(kind, key)
-            answer = await client.history(
-                domain,
-                record_kind,
-                record_key,
-                branch=branch,
-                at=at,
-                values=values,
-                limit=limit,
-                cursor=cursor,
-                attributes=attributes,
-            )
-            return shaped(
-                herald.budget,
-                "lorebase_history",
-                answer,
-                render=render_history,
-                member="changes",
-                kinds=[record_kind],
-                what="changes",
-            )
 
-        return await herald.call(ctx, "lorebase_history", read)
+@TOOLS.tool(title="History", description=HISTORY, annotations=READ)
+async def lorebase_history(
+    ctx: Ctx,
+    domain: Domain,
+    key: Key,
+    kind: Kind = None,
+    values: Annotated[bool, Field(description="Add the values each change set.")] = False,
+    attributes: Attributes = None,
+    limit: Limit = None,
+    cursor: Cursor = None,
+    branch: Branch = None,
+    at: At = None,
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        record_kind, record_key = record_of(kind, key)
+        answer = await call.client.history(
+            domain,
+            record_kind,
+            record_key,
+            branch=branch,
+            at=at,
+            values=values,
+            limit=limit,
+            cursor=cursor,
+            attributes=attributes,
+        )
+        return call.shaped(answer, HISTORY_SHAPE, kinds=[record_kind])
 
-    @server.tool(name="lorebase_lineage", title="Lineage", description=LINEAGE, annotations=READ)
-    async def lorebase_lineage(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        key: Key,
-        kind: Kind = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            record_kind, record_key = record_of(kind, key)
-            answer = await client.lineage(domain, record_kind, record_key, branch=branch, at=at)
-            return shaped(herald.budget, "lorebase_lineage", answer, render=render_lineage)
+    return await run(ctx, "lorebase_history", read)
 
-        return await herald.call(ctx, "lorebase_lineage", read)
 
-    @server.tool(name="lorebase_explain", title="Explain", description=EXPLAIN, annotations=READ)
-    async def lorebase_explain(
-        ctx: Context[Any, Any],
-        domain: Domain,
-        key: Key,
-        kind: Kind = None,
-        branch: Branch = None,
-        at: At = None,
-    ) -> Answered:
-        async def read(client: AsyncLorebaseClient) -> Answered:
-            record_kind, record_key = record_of(kind, key)
-            text = await client.explain(
-                domain, record_kind, record_key, branch=branch, at=at, format="markdown"
-            )
-            return rendered(
-                herald.budget,
-                "lorebase_explain",
-                str(text),
-                domain=domain,
-                branch=branch,
-                revision=text.revision,
-                result={"format": "markdown", "ref": f"{record_kind}/{record_key}"},
-            )
+@TOOLS.tool(title="Lineage", description=LINEAGE, annotations=READ)
+async def lorebase_lineage(
+    ctx: Ctx, domain: Domain, key: Key, kind: Kind = None, branch: Branch = None, at: At = None
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        record_kind, record_key = record_of(kind, key)
+        answer = await call.client.lineage(domain, record_kind, record_key, branch=branch, at=at)
+        return call.shaped(answer, LINEAGE_SHAPE)
 
-        return await herald.call(ctx, "lorebase_explain", read)
+    return await run(ctx, "lorebase_lineage", read)
+
+
+@TOOLS.tool(title="Explain", description=EXPLAIN, annotations=READ)
+async def lorebase_explain(
+    ctx: Ctx, domain: Domain, key: Key, kind: Kind = None, branch: Branch = None, at: At = None
+) -> Answered:
+    async def read(call: ToolCall) -> Answered:
+        record_kind, record_key = record_of(kind, key)
+        text = await call.client.explain(
+            domain, record_kind, record_key, branch=branch, at=at, format="markdown"
+        )
+        result = {"format": "markdown", "ref": f"{record_kind}/{record_key}"}
+        return call.rendered(text, domain=domain, branch=branch, result=result)
+
+    return await run(ctx, "lorebase_explain", read)
 
 
 def render_record(answer: Mapping[str, Any]) -> str:
-    lines = [f"# {answer.get('ref')} {value(answer.get('title') or '')} in {where(answer)}"]
-    lines += [f"- {name}: {value(item)}" for name, item in (answer.get("values") or {}).items()]
-    lines.append(f"last changed in {short(answer.get('updated_revision'))}")
+    lines = [f"# {answer.get('ref')} {inline_value(answer.get('title') or '')} in {where(answer)}"]
+    lines += [
+        f"- {name}: {inline_value(item)}" for name, item in (answer.get("values") or {}).items()
+    ]
+    lines.append(f"last changed in {short_revision(answer.get('updated_revision'))}")
     links = answer.get("links") or {}
     if links:
         lines.append(f"Links: {pairs(links)} (lorebase_links lists them)")
@@ -215,9 +185,9 @@ def render_record(answer: Mapping[str, Any]) -> str:
 def _source(name: str, source: Mapping[str, Any]) -> str:
     origin = source.get("origin") or {}
     return (
-        f"- {name}: {short(source.get('revision'))} by {source.get('actor')} at {source.get('at')}"
+        f"- {name}: {short_revision(source.get('revision'))} by {source.get('actor')} at {source.get('at')}"
         f" ({origin.get('type')} {origin.get('ref') or ''}".rstrip()
-        + f"): {value(source.get('message') or '')}"
+        + f"): {inline_value(source.get('message') or '')}"
     )
 
 
@@ -234,15 +204,15 @@ def render_history(answer: Mapping[str, Any]) -> str:
     for change in answer.get("changes", []):
         origin = change.get("origin") or {}
         line = (
-            f"- {short(change.get('revision'))} {change.get('at')} by {change.get('author')} "
+            f"- {short_revision(change.get('revision'))} {change.get('at')} by {change.get('author')} "
             f"({origin.get('type')} {origin.get('ref') or ''}".rstrip()
             + f"): {change.get('change')} {', '.join(change.get('attributes', []))}"
-            f" - {value(change.get('message') or '')}"
+            f" - {inline_value(change.get('message') or '')}"
         )
         before, after = change.get("before"), change.get("after")
         if isinstance(after, Mapping):
             shifts = [
-                f"{name}: {value((before or {}).get(name))} -> {value(after.get(name))}"
+                f"{name}: {inline_value((before or {}).get(name))} -> {inline_value(after.get(name))}"
                 for name in change.get("attributes", [])
             ]
             line += f" [{'; '.join(shifts)}]"
@@ -254,3 +224,10 @@ def render_lineage(answer: Mapping[str, Any]) -> str:
     lines = [f"# Lineage of {answer.get('ref')} in {where(answer)}"]
     lines += [_source(name, source) for name, source in (answer.get("attributes") or {}).items()]
     return "\n".join(lines)
+
+
+# How each tool shows its answer.
+RECORD_SHAPE = Shape(render_record)
+LINKS_SHAPE = Shape(render_links, member="links", what="Links")
+HISTORY_SHAPE = Shape(render_history, member="changes", what="changes")
+LINEAGE_SHAPE = Shape(render_lineage)

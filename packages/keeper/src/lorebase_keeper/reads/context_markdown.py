@@ -3,13 +3,13 @@
 Each section renders on its own (the budget estimates tokens over that exact text); the document
 is the header, then the non-empty sections separated by blank lines. Revisions inside sections
 are cut to 12 hex digits, the header carries the full id. Untrusted text (values, titles,
-messages, descriptions) goes through the escaping of `markdown_text` (`table_cell`, `text_line`).
+messages, descriptions) goes through the escaping of `lorebase_core.markdown` (`table_cell`, `text_line`).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
 
 from lorebase_core.context import (
     ImportedRecords,
@@ -19,12 +19,12 @@ from lorebase_core.context import (
     SchemaAttribute,
     Section,
 )
-from lorebase_keeper.reads.markdown_text import SHORT
-from lorebase_keeper.reads.markdown_text import table_cell as cell
-from lorebase_keeper.reads.markdown_text import text_line as line
+from lorebase_core.markdown import SHORT
+from lorebase_core.markdown import table_cell as cell
+from lorebase_core.markdown import text_line as line
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     """A canonical value as text: strings as they are, booleans lowercase, others as JSON."""
     if isinstance(value, str):
         return value
@@ -33,7 +33,7 @@ def _value(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
-def _pairs(values: dict[str, Any] | None, heading: frozenset[str] = frozenset()) -> str:
+def _pairs(values: Mapping[str, object] | None, heading: frozenset[str] = frozenset()) -> str:
     """`a=b; c=d` without the `heading` Attributes (the caller escapes it for where it goes)."""
     return "; ".join(
         f"{name}={_value(value)}" for name, value in (values or {}).items() if name not in heading

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from lorebase_core.errors import RecordNotFound, quoted, shortened
-from lorebase_keeper.reads.markdown_text import SHORT, table_cell, text_line
+from lorebase_core.markdown import SHORT, table_cell, text_line
+from lorebase_core.schema import KindDef
+from lorebase_core.values import JsonValue
 from lorebase_keeper.reads.reading import Read
 from lorebase_keeper.shapes import title_of
-from lorebase_store import RevisionInfo
+from lorebase_keeper.shapes.common import JsonObject, ValuesJson
+from lorebase_keeper.shapes.reads.history import (
+    CreatedJson,
+    ExplainAnswerJson,
+    ExplainedLinkJson,
+    ProposalLinkJson,
+)
+from lorebase_store import Provenance, RevisionInfo
 
 
-def _revision_json(revision: RevisionInfo) -> dict[str, Any]:
+def _revision_json(revision: RevisionInfo) -> CreatedJson:
     return {
         "revision": revision.id,
         "at": revision.created_at,
@@ -21,7 +28,7 @@ def _revision_json(revision: RevisionInfo) -> dict[str, Any]:
     }
 
 
-_WITHHELD: dict[str, Any] = {
+_WITHHELD: JsonObject = {
     "revision": None,
     "origin": None,
     "actor": None,
@@ -31,7 +38,7 @@ _WITHHELD: dict[str, Any] = {
 """The provenance members of a masked value: all null, so set and unset ones look alike."""
 
 
-def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
+def explain_json(read: Read, kind: str, key: str) -> ExplainAnswerJson:
     schema = read.reader.schema
     kind_def = schema.kinds[kind]
     record = read.reader.get_record(kind, key)
@@ -39,22 +46,45 @@ def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
         raise RecordNotFound(
             f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"
         )
-    settings = read.keeper.settings
     created, found = read.reader.explain(
-        kind, key, count_max=settings.read.history.lineage_count_max
+        kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
     )
     values = read.scope.mask(kind_def.attributes, record.values)
     masked = set(read.scope.masked_names(kind_def.attributes))
-    attributes = [
+    links, truncated = _links(read, kind, key)
+    return {
+        **read.stamp(),
+        "ref": f"{kind}/{key}",
+        "title": title_of(kind_def, record.values, read.scope),
+        "changes": found.changes,
+        "changes_truncated": found.changes_truncated,
+        "created": _revision_json(created),
+        "attributes": _attributes(kind_def, values, masked, found.attributes),
+        "links": links,
+        "links_truncated": truncated,
+        "proposals": _proposals(read.domain, values, masked, found.attributes),
+    }
+
+
+def _attributes(
+    kind: KindDef, values: ValuesJson, masked: set[str], provenance: dict[str, Provenance]
+) -> list[JsonObject]:
+    """Each value with its provenance; a masked one, set or not, alike: without provenance."""
+    return [
         {"name": name, "value": values[name], **_WITHHELD}
-        if name in masked  # set or not, a masked value shows alike: without its provenance
-        else {"name": name, "value": values[name], **found.attributes[name].to_json()}
-        for name in kind_def.attributes
-        if name in masked or (name in values and name in found.attributes)
+        if name in masked
+        else {"name": name, "value": values[name], **provenance[name].to_json()}
+        for name in kind.attributes
+        if name in masked or (name in values and name in provenance)
     ]
-    links: list[dict[str, Any]] = []
+
+
+def _links(read: Read, kind: str, key: str) -> tuple[list[ExplainedLinkJson], bool]:
+    """The Record's Links along every Relation the caller reads, and whether some were cut."""
+    schema = read.reader.schema
+    links: list[ExplainedLinkJson] = []
     truncated = False
-    limit = settings.agents.explain.max_links
+    limit = read.keeper.settings.agents.explain.max_links
     for name in read.scope.visible_relations(schema):
         relation = schema.relations[name]
         for forward, end_kind in ((True, relation.from_kind), (False, relation.to_kind)):
@@ -78,30 +108,26 @@ def explain_json(read: Read, kind: str, key: str) -> dict[str, Any]:
                         "revision": link.revision,
                     }
                 )
-    return {
-        **read.stamp(),
-        "ref": f"{kind}/{key}",
-        "title": title_of(kind_def, record.values, read.scope),
-        "changes": found.changes,
-        "changes_truncated": found.changes_truncated,
-        "created": _revision_json(created),
-        "attributes": attributes,
-        "links": links,
-        "links_truncated": truncated,
-        "proposals": [
-            {"id": proposal, "url": f"/api/v1/domains/{read.domain}/proposals/{proposal}"}
-            for proposal in sorted(
-                {
-                    entry.proposal
-                    for name, entry in found.attributes.items()
-                    if entry.proposal is not None and name in values and name not in masked
-                }
-            )
-        ],
-    }
+    return links, truncated
 
 
-def explain_markdown(document: dict[str, Any]) -> str:
+def _proposals(
+    domain: str, values: ValuesJson, masked: set[str], provenance: dict[str, Provenance]
+) -> list[ProposalLinkJson]:
+    """The Proposals whose merges brought the values the caller reads."""
+    return [
+        {"id": proposal, "url": f"/api/v1/domains/{domain}/proposals/{proposal}"}
+        for proposal in sorted(
+            {
+                entry.proposal
+                for name, entry in provenance.items()
+                if entry.proposal is not None and name in values and name not in masked
+            }
+        )
+    ]
+
+
+def explain_markdown(document: ExplainAnswerJson) -> str:
     title = f": {text_line(document['title'])}" if document["title"] is not None else ""
     changes = document["changes"]
     more = "+" if document["changes_truncated"] else ""
@@ -129,10 +155,10 @@ def explain_markdown(document: dict[str, Any]) -> str:
                 for part in (
                     entry["name"],
                     entry["value"],
-                    (entry["revision"] or "")[:SHORT],
+                    str(entry["revision"] or "")[:SHORT],
                     entry["at"],
                     entry["actor"],
-                    (entry["origin"] or {}).get("type"),
+                    _origin_type(entry["origin"]),
                     entry["message"],
                 )
             )
@@ -147,3 +173,8 @@ def explain_markdown(document: dict[str, Any]) -> str:
         if document["links_truncated"]:
             lines.append("(more Links not listed)")
     return "\n".join(lines) + "\n"
+
+
+def _origin_type(origin: JsonValue) -> JsonValue:
+    """The `type` of a provenance's origin (None for a masked value's)."""
+    return origin.get("type") if isinstance(origin, dict) else None

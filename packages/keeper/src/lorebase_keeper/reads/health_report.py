@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from lorebase_keeper.reads.markdown_text import table_cell, text_line
+from lorebase_core.markdown import table_cell, text_line
 from lorebase_keeper.reads.reading import Read
+from lorebase_keeper.shapes.reads.health import (
+    DuplicateGroupJson,
+    DuplicatesJson,
+    HealthAnswerJson,
+    HealthSubject,
+    HealthSummaryJson,
+    KindHealthJson,
+    RelationHealthJson,
+)
 from lorebase_store import (
     Duplicates,
     HealthLimits,
@@ -17,7 +24,7 @@ from lorebase_store import (
 SHORT = 12
 
 
-def health_json(read: Read, *, kind: str | None = None) -> dict[str, Any]:
+def health_json(read: Read, *, kind: str | None = None) -> HealthAnswerJson:
     """The report of the Kinds and Relations the caller may read (one Kind and its Relations)."""
     schema = read.reader.schema
     kinds = read.scope.visible_kinds(schema)
@@ -31,16 +38,17 @@ def health_json(read: Read, *, kind: str | None = None) -> dict[str, Any]:
         ]
     limits = HealthLimits(**read.keeper.settings.read.health.model_dump())
     report = read.reader.health(kinds, relations, limits)
-    answer: dict[str, Any] = {**read.stamp()}
-    if kind is not None:
-        answer["kind"] = kind
-    answer["summary"] = _summary(report)
-    answer["kinds"] = [_kind_json(found) for found in report.kinds]
-    answer["relations"] = [_relation_json(found) for found in report.relations]
-    return answer
+    subject: HealthSubject = {} if kind is None else {"kind": kind}
+    return {
+        **read.stamp(),
+        **subject,
+        "summary": _summary(report),
+        "kinds": [_kind_json(found) for found in report.kinds],
+        "relations": [_relation_json(found) for found in report.relations],
+    }
 
 
-def _summary(report: HealthReport) -> dict[str, Any]:
+def _summary(report: HealthReport) -> HealthSummaryJson:
     invalid = sum(found.invalid for found in report.kinds)
     orphans = sum(found.orphans for found in report.relations)
     gaps = sum(found.gaps or 0 for found in report.relations)
@@ -59,7 +67,7 @@ def _summary(report: HealthReport) -> dict[str, Any]:
     }
 
 
-def _kind_json(found: KindHealth) -> dict[str, Any]:
+def _kind_json(found: KindHealth) -> KindHealthJson:
     return {
         "kind": found.kind,
         "records": found.records,
@@ -81,10 +89,10 @@ def _kind_json(found: KindHealth) -> dict[str, Any]:
     }
 
 
-def _duplicates_json(found: Duplicates) -> dict[str, Any]:
+def _duplicates_json(found: Duplicates) -> DuplicatesJson:
     groups = []
     for group in found.groups:
-        entry: dict[str, Any] = {"keys": list(group.keys), "count": group.count}
+        entry: DuplicateGroupJson = {"keys": list(group.keys), "count": group.count}
         if not found.sensitive:
             entry["value"] = group.value
         groups.append(entry)
@@ -98,7 +106,7 @@ def _duplicates_json(found: Duplicates) -> dict[str, Any]:
     }
 
 
-def _relation_json(found: RelationHealth) -> dict[str, Any]:
+def _relation_json(found: RelationHealth) -> RelationHealthJson:
     return {
         "relation": found.relation,
         "from": found.from_kind,
@@ -123,7 +131,7 @@ def _more(listed: int, total: int) -> str:
     return f" (and {total - listed} more)" if total > listed else ""
 
 
-def health_markdown(document: dict[str, Any]) -> str:
+def health_markdown(document: HealthAnswerJson) -> str:
     summary = document["summary"]
     subject = f"{text_line(document['kind'])} in " if "kind" in document else ""
     lines = [
@@ -164,17 +172,17 @@ def health_markdown(document: dict[str, Any]) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     bullets: list[str] = []
-    for found in document["relations"]:
-        ends = f"{found['from']} -> {found['to']}"
-        gaps = "" if found["gaps"] is None else found["gaps"]
-        row = (found["relation"], ends, found["links"], found["orphans"], gaps, "")
+    for relation in document["relations"]:
+        ends = f"{relation['from']} -> {relation['to']}"
+        gaps = "" if relation["gaps"] is None else relation["gaps"]
+        row = (relation["relation"], ends, relation["links"], relation["orphans"], gaps, "")
         lines.append("| " + " | ".join(table_cell(cell) for cell in row) + " |")
-        bullets += _relation_bullets(found)
+        bullets += _relation_bullets(relation)
     lines += bullets
     return "\n".join(lines) + "\n"
 
 
-def _kind_details(found: dict[str, Any], groups: int) -> list[str]:
+def _kind_details(found: KindHealthJson, groups: int) -> list[str]:
     name = text_line(found["kind"])
     lines: list[str] = []
     if found["violations"]:
@@ -207,7 +215,7 @@ def _kind_details(found: dict[str, Any], groups: int) -> list[str]:
     return lines
 
 
-def _relation_bullets(found: dict[str, Any]) -> list[str]:
+def _relation_bullets(found: RelationHealthJson) -> list[str]:
     name = text_line(found["relation"])
     lines: list[str] = []
     if found["gaps"]:

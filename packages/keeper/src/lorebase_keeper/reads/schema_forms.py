@@ -14,15 +14,23 @@ lenses and Operations that only they use are not there.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
-from lorebase_keeper.reads.markdown_text import text_line as line
+from lorebase_core.markdown import text_line as line
+from lorebase_core.values import JsonValue
+from lorebase_keeper.shapes.reads.schema import (
+    CompactRelationJson,
+    LensEntryJson,
+    RulesJson,
+    SchemaAnswerJson,
+    SchemaCompactAnswerJson,
+    TraitEntryJson,
+)
 
 
-def narrowed(document: dict[str, Any], kinds: Iterable[str]) -> dict[str, Any]:
+def narrowed(document: SchemaAnswerJson, kinds: Iterable[str]) -> SchemaAnswerJson:
     """The schema document with the named Kinds only (already checked readable), in order."""
     named = set(kinds)
-    traits = []
+    traits: list[TraitEntryJson] = []
     for trait in document["traits"]:
         implementing = [kind for kind in trait["kinds"] if kind in named]
         if implementing:
@@ -38,12 +46,17 @@ def narrowed(document: dict[str, Any], kinds: Iterable[str]) -> dict[str, Any]:
         "traits": traits,
         "lenses": [lens for lens in document["lenses"] if named & _lens_kinds(document, lens)],
         "operations": [
-            operation for operation in document["operations"] if named & set(operation["kinds"])
+            operation for operation in document["operations"] if named & _names(operation["kinds"])
         ],
     }
 
 
-def _lens_kinds(document: dict[str, Any], lens: dict[str, Any]) -> set[str]:
+def _names(listed: JsonValue) -> set[str]:
+    """The names of a list of names (an Operation's `kinds`)."""
+    return {name for name in listed if isinstance(name, str)} if isinstance(listed, list) else set()
+
+
+def _lens_kinds(document: SchemaAnswerJson, lens: LensEntryJson) -> set[str]:
     through_traits = {
         kind
         for trait in document["traits"]
@@ -53,22 +66,22 @@ def _lens_kinds(document: dict[str, Any], lens: dict[str, Any]) -> set[str]:
     return set(lens["kinds"]) | through_traits
 
 
-def _type(rules: dict[str, Any]) -> str:
+def _type(rules: RulesJson) -> str:
     """The type, with an enum's values: `enum(active|suspended|blocked)`."""
     if rules["type"] == "enum" and rules.get("values"):
         return f"enum({'|'.join(str(value) for value in rules['values'])})"
     return str(rules["type"])
 
 
-def _attributes(rules: list[dict[str, Any]]) -> dict[str, str]:
+def _attributes(rules: list[RulesJson]) -> dict[str, str]:
     return {attribute["name"]: _type(attribute) for attribute in rules}
 
 
-def compact(document: dict[str, Any]) -> dict[str, Any]:
+def compact(document: SchemaAnswerJson) -> SchemaCompactAnswerJson:
     """The compact form of a (narrowed) schema document, Relations first."""
     relations = []
     for relation in document["relations"]:
-        entry = {
+        entry: CompactRelationJson = {
             "name": relation["name"],
             "inverse": relation["inverse"],
             "from": relation["from"],
@@ -95,11 +108,11 @@ def compact(document: dict[str, Any]) -> dict[str, Any]:
             for kind in document["kinds"]
         ],
         "lenses": [lens["name"] for lens in document["lenses"]],
-        "operations": [operation["name"] for operation in document["operations"]],
+        "operations": [str(operation["name"]) for operation in document["operations"]],
     }
 
 
-def markdown(document: dict[str, Any]) -> str:
+def markdown(document: SchemaAnswerJson) -> str:
     """The compact form as Markdown: Relations, Kinds (one line per Attribute), lenses,
     Operations."""
     lean = compact(document)
@@ -125,7 +138,7 @@ def markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _relation_line(relation: dict[str, Any]) -> str:
+def _relation_line(relation: CompactRelationJson) -> str:
     inverse = f"; inverse {line(relation['inverse'])}" if relation["inverse"] else ""
     attributes = relation.get("attributes") or {}
     values = (
