@@ -50,10 +50,11 @@ demo: install web ## import the supply example, give it an agent, a reviewer and
 	LOREBASE__KEEPER__TRACE__ENABLED=true LOREBASE__KEEPER__WEB__DIST=web/dist \
 	LOREBASE__KEEPER__WEB__GUIDE_URL=http://127.0.0.1:8091 $(RUN) lorebase demo --scribe
 
-lint: ## ruff check and format check
+lint: web/node_modules/.package-lock.json ## ruff check and format check; the web app's ESLint and Prettier check
 	$(RUN) ruff check .
 	$(RUN) ruff format --check .
 	$(RUN) python scripts/unasync.py --check
+	npm run lint --prefix web
 
 # The sync client (packages/client/src/lorebase_client/_sync) is written from the async one
 # (_async) by scripts/unasync.py; `make lint` checks the two are in step (docs/client.md).
@@ -98,6 +99,7 @@ bench: install ## benchmarks (bench/README.md): the store, Keeper's reads, conte
 security: install test-deps ## schemathesis against a live Keeper, per role (docs/security.md; LOREBASE_SECURITY_BUDGET_S)
 	$(RUN) python scripts/security.py
 
-format: ## rewrite the code in the house format
+format: web/node_modules/.package-lock.json ## rewrite the code in the house format (the web app's with Prettier and ESLint --fix)
 	$(RUN) ruff format .
 	$(RUN) ruff check --fix .
+	npm run format --prefix web

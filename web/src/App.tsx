@@ -1,7 +1,8 @@
 import { BrowserRouter, Navigate, Route, Routes, useParams } from "react-router-dom";
 
+import { KeeperQueries } from "./api/KeeperQueries";
 import { Layout } from "./components/Layout";
-import { DomainProvider } from "./components/schema";
+import { DomainProvider } from "./components/DomainProvider";
 import type { WebConfig } from "./config";
 import { AgentActivity } from "./pages/AgentActivity";
 import { CanvasPage } from "./pages/CanvasPage";
@@ -14,7 +15,8 @@ import { RecordPage } from "./pages/RecordPage";
 import { Records } from "./pages/Records";
 import { RetrievalLab } from "./pages/RetrievalLab";
 import { SignIn } from "./pages/SignIn";
-import { SessionProvider, useSession } from "./session";
+import { useSession } from "./session";
+import { SessionProvider } from "./SessionProvider";
 
 function InDomain() {
   const { domain = "" } = useParams();
@@ -52,9 +54,11 @@ function Signed() {
 export function App(props: { config: WebConfig }) {
   return (
     <SessionProvider config={props.config}>
-      <BrowserRouter>
-        <Signed />
-      </BrowserRouter>
+      <KeeperQueries>
+        <BrowserRouter>
+          <Signed />
+        </BrowserRouter>
+      </KeeperQueries>
     </SessionProvider>
   );
 }

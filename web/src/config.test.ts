@@ -4,7 +4,9 @@ import { parseConfig } from "./config";
 
 describe("the runtime configuration", () => {
   it("reads what Keeper serves", () => {
-    expect(parseConfig({ keeperUrl: "", guideUrl: "http://127.0.0.1:8091/", authMode: "session", mock: false })).toEqual({
+    expect(
+      parseConfig({ keeperUrl: "", guideUrl: "http://127.0.0.1:8091/", authMode: "session", mock: false }),
+    ).toEqual({
       keeperUrl: "",
       guideUrl: "http://127.0.0.1:8091",
       authMode: "session",
@@ -15,7 +17,10 @@ describe("the runtime configuration", () => {
   });
 
   it("reads which sign-ins the auth mode takes", () => {
-    expect(parseConfig({ authMode: "session", apiKeys: false, oidc: true })).toMatchObject({ apiKeys: false, oidc: true });
+    expect(parseConfig({ authMode: "session", apiKeys: false, oidc: true })).toMatchObject({
+      apiKeys: false,
+      oidc: true,
+    });
   });
 
   it("hides Explore without a guideUrl", () => {

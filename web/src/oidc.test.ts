@@ -61,7 +61,9 @@ describe("the OIDC sign-in", () => {
   });
 
   it("computes the S256 challenge of RFC 7636's example", async () => {
-    expect(await challengeOf("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")).toBe("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM");
+    expect(await challengeOf("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")).toBe(
+      "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    );
   });
 
   it("trades the code only when the state is the one this tab sent, once", async () => {
@@ -70,9 +72,9 @@ describe("the OIDC sign-in", () => {
     const pending = JSON.parse(storage.getItem("lorebase.oidc")!) as Record<string, string>;
     const sent: unknown[] = [];
     const api = {
-      POST: async (_path: string, init: { body: unknown }) => {
+      POST: (_path: string, init: { body: unknown }) => {
         sent.push(init.body);
-        return { data: { csrf_token: "t" }, response: new Response(null, { status: 201 }) };
+        return Promise.resolve({ data: { csrf_token: "t" }, response: new Response(null, { status: 201 }) });
       },
     } as unknown as Keeper;
     await expect(completeSignIn(api, "?code=c1&state=forged", storage)).rejects.toThrow(/not started here/);
@@ -85,7 +87,12 @@ describe("the OIDC sign-in", () => {
     const done = await completeSignIn(api, `?code=c2&state=${again.state}`, storage);
     expect(done.returnTo).toBe("/supply/");
     expect(sent).toEqual([
-      { code: "c2", code_verifier: again.verifier, redirect_uri: "http://127.0.0.1:8080/auth/callback", nonce: again.nonce },
+      {
+        code: "c2",
+        code_verifier: again.verifier,
+        redirect_uri: "http://127.0.0.1:8080/auth/callback",
+        nonce: again.nonce,
+      },
     ]);
   });
 

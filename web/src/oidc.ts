@@ -56,7 +56,13 @@ export async function authorizationUrl(
       code: "redirect_uri_not_allowed",
     });
   }
-  const pending: Pending = { verifier: randomText(48), state: randomText(16), nonce: randomText(16), redirectUri, returnTo };
+  const pending: Pending = {
+    verifier: randomText(48),
+    state: randomText(16),
+    nonce: randomText(16),
+    redirectUri,
+    returnTo,
+  };
   storage.setItem(STORAGE_KEY, JSON.stringify(pending));
   const url = new URL(oidc.authorization_endpoint);
   const scopes = oidc.scopes.includes("openid") ? oidc.scopes : ["openid", ...oidc.scopes];

@@ -35,6 +35,11 @@ export class ApiProblem extends Error {
   }
 }
 
+/** `error` as an ApiProblem: itself when it is one, else status 0 (Keeper did not answer) with its words. */
+export function asProblem(error: unknown): ApiProblem {
+  return error instanceof ApiProblem ? error : new ApiProblem(0, { title: String(error) });
+}
+
 /** Marks the app's own requests, so that trace_all leaves browsing out (agent-trace.md). */
 export const CLIENT_HEADER = { "X-Lorebase-Client": "web" };
 
@@ -75,9 +80,7 @@ export function retryAfter(headers: Headers): number | null {
 }
 
 /** The data of an openapi-fetch answer, or the ApiProblem of its refusal. */
-export async function data<T>(
-  call: Promise<{ data?: T; error?: unknown; response: Response }>,
-): Promise<T> {
+export async function data<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data: body, error, response } = await call;
   if (!response.ok || body === undefined) {
     throw new ApiProblem(response.status, error, retryAfter(response.headers));

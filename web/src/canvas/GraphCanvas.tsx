@@ -44,7 +44,7 @@ export interface GraphCanvasProps {
   /** Refs drawn emphasised; the others are dimmed. Empty or absent: all drawn alike. */
   highlight?: ReadonlySet<string>;
   selected?: string | null;
-  onNodeClick?(ref: string): void;
+  onNodeClick?: (ref: string) => void;
   label: string;
 }
 
@@ -98,9 +98,12 @@ export function GraphCanvas(props: GraphCanvasProps) {
   const highlightRef = useRef<ReadonlySet<string>>(new Set());
   const selectedRef = useRef<string | null>(null);
   const clickRef = useRef<GraphCanvasProps["onNodeClick"]>(undefined);
-  highlightRef.current = props.highlight ?? new Set();
-  selectedRef.current = props.selected ?? null;
-  clickRef.current = props.onNodeClick;
+  // Declared first, so the effects below (and sigma's next render) read this render's props.
+  useEffect(() => {
+    highlightRef.current = props.highlight ?? new Set();
+    selectedRef.current = props.selected ?? null;
+    clickRef.current = props.onNodeClick;
+  }, [props.highlight, props.selected, props.onNodeClick]);
 
   useEffect(() => {
     const element = container.current;

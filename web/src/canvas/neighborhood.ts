@@ -9,7 +9,11 @@ export interface NeighborhoodAsk {
   at: string | null;
 }
 
-export function readNeighborhood(api: Keeper, domain: string, ask: NeighborhoodAsk): Promise<Schemas["NeighborhoodAnswer"]> {
+export function readNeighborhood(
+  api: Keeper,
+  domain: string,
+  ask: NeighborhoodAsk,
+): Promise<Schemas["NeighborhoodAnswer"]> {
   return data(
     api.POST("/api/v1/domains/{domain}/neighborhood", {
       params: { path: { domain } },

@@ -2,35 +2,18 @@
 // chosen here, on the branch chosen here; both are written in the URL.
 import { useSearchParams } from "react-router-dom";
 
-import { data } from "../api/client";
-import { useRead } from "../api/useRead";
-import { useApi } from "../session";
+import { useBranchChanges, useBranches, useTags } from "../api/queries";
 import { useReadPoint } from "./readPoint";
 import { useDomain } from "./schema";
 
 export function ReadPointPicker() {
-  const api = useApi();
   const { domain, schema } = useDomain();
   const point = useReadPoint();
   const [params, setParams] = useSearchParams();
   const branch = point.branch ?? schema.branch;
-  const branches = useRead(
-    () => data(api.GET("/api/v1/domains/{domain}/branches", { params: { path: { domain } } })),
-    [api, domain],
-  );
-  const tags = useRead(
-    () => data(api.GET("/api/v1/domains/{domain}/tags", { params: { path: { domain } } })),
-    [api, domain],
-  );
-  const revisions = useRead(
-    () =>
-      data(
-        api.GET("/api/v1/domains/{domain}/branches/{branch}/changes", {
-          params: { path: { domain, branch }, query: { limit: 200 } },
-        }),
-      ),
-    [api, domain, branch],
-  );
+  const branches = useBranches(domain);
+  const tags = useTags(domain);
+  const revisions = useBranchChanges(domain, branch);
 
   function choose(name: string, value: string) {
     const next = new URLSearchParams(params);
@@ -83,11 +66,7 @@ export function ReadPointPicker() {
             : `The branch's Revisions could not be listed: ${revisions.problem.message}`}
         </span>
       )}
-      {point.at && (
-        <span className="badge warn">
-          Reading at {point.at.slice(0, 12)}, not the head
-        </span>
-      )}
+      {point.at && <span className="badge warn">Reading at {point.at.slice(0, 12)}, not the head</span>}
     </div>
   );
 }

@@ -8,7 +8,11 @@ import { useDomain } from "./schema";
 export function RecordLink(props: { refText: string; search?: string; code?: boolean }) {
   const { domain, kinds } = useDomain();
   const ref = linkableRef(props.refText, kinds);
-  const text = props.code ? <code className="plain">{props.refText}</code> : <span className="plain">{props.refText}</span>;
+  const text = props.code ? (
+    <code className="plain">{props.refText}</code>
+  ) : (
+    <span className="plain">{props.refText}</span>
+  );
   if (ref === null) return text;
   return <Link to={recordPath(domain, ref) + (props.search ?? "")}>{text}</Link>;
 }

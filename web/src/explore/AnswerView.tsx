@@ -19,7 +19,9 @@ export function AnswerView(props: {
     <section aria-labelledby="answer-heading">
       <h2 id="answer-heading">Answer</h2>
       <p className="plain">{answer.text}</p>
-      {!answer.found && <p className="muted">The graph did not hold the answer, or nothing shown to the agent supports one.</p>}
+      {!answer.found && (
+        <p className="muted">The graph did not hold the answer, or nothing shown to the agent supports one.</p>
+      )}
       {views.length > 0 && (
         <>
           <h3>Citations</h3>

@@ -6,7 +6,7 @@ function seconds(ms: number): string {
   return (ms / 1000).toFixed(1);
 }
 
-export function doneTotals(event: Extract<ExploreEvent, { type: "done" }>): string {
+function doneTotals(event: Extract<ExploreEvent, { type: "done" }>): string {
   const { input, output } = event.tokens;
   return (
     `${event.steps} step${event.steps === 1 ? "" : "s"}, ${seconds(event.elapsed_ms)} s, ` +

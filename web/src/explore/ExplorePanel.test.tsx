@@ -26,7 +26,13 @@ const WIRE =
   frame("session", { session_id: "guide-0a1b", domain: "supply", branch: null, model: "test-model", max_steps: 6 }) +
   frame("thought", { step: 1, text: IMG }) +
   frame("tool_call", { step: 1, tool: "search", args: { q: MARKDOWN_LINK } }) +
-  frame("tool_result", { step: 1, tool: "search", ok: true, summary: MARKDOWN_IMG, refs: ["Supplier/S-1", "Part/P-1"] }) +
+  frame("tool_result", {
+    step: 1,
+    tool: "search",
+    ok: true,
+    summary: MARKDOWN_IMG,
+    refs: ["Supplier/S-1", "Part/P-1"],
+  }) +
   frame("answer", {
     text: `${IMG} ${MARKDOWN_IMG} ${MARKDOWN_LINK}`,
     citations: [
@@ -36,7 +42,13 @@ const WIRE =
     ],
     found: true,
   }) +
-  frame("done", { session_id: "guide-0a1b", steps: 1, outcome: "answered", tokens: { input: 900, output: 100 }, elapsed_ms: 4200 });
+  frame("done", {
+    session_id: "guide-0a1b",
+    steps: 1,
+    outcome: "answered",
+    tokens: { input: 900, output: 100 },
+    elapsed_ms: 4200,
+  });
 
 /** A body delivered in chunks of 7 bytes, cut anywhere. */
 function body(text: string): ReadableStream<Uint8Array> {
@@ -63,7 +75,16 @@ async function* fromWire(text: string): AsyncGenerator<ExploreEvent> {
 }
 
 function state(events: ExploreEvent[], extra: Partial<Exploration> = {}): Exploration {
-  return { events, running: false, ending: "done", problem: null, blockedUntil: null, ask: () => undefined, stop: () => undefined, ...extra };
+  return {
+    events,
+    running: false,
+    ending: "done",
+    problem: null,
+    blockedUntil: null,
+    ask: () => undefined,
+    stop: () => undefined,
+    ...extra,
+  };
 }
 
 function show(run: Exploration, wait = 0, examples: string[] = []): string {
@@ -106,7 +127,9 @@ describe("the Explore panel", () => {
 
   it("disables asking while a 429's Retry-After runs, and says why", () => {
     const problem = new ApiProblem(429, { title: "Too many requests", code: "rate", detail: "6 requests" }, 30);
-    const html = show(state([], { ending: "refused", problem, blockedUntil: Date.now() + 30_000 }), 30, ["An example?"]);
+    const html = show(state([], { ending: "refused", problem, blockedUntil: Date.now() + 30_000 }), 30, [
+      "An example?",
+    ]);
     expect(html).toContain("Asking is possible again in 30 s.");
     expect(html).toContain("too often");
     expect(html).toMatch(/<button type="submit" class="primary" disabled="">Ask<\/button>/);
@@ -115,10 +138,18 @@ describe("the Explore panel", () => {
   });
 
   it("plays the mock API: cites only what its real search returned", async () => {
-    const fetcher = vi.fn(async () =>
-      Response.json({ domain: "supply", branch: "main", revision: "r1", q: "q", mode: "lexical", kinds: ["Supplier"], hits: [
-        { ref: "Supplier/S-1", kind: "Supplier", key: "S-1", title: IMG, score: 1, matched: ["name"] },
-      ] }),
+    const fetcher = vi.fn(() =>
+      Promise.resolve(
+        Response.json({
+          domain: "supply",
+          branch: "main",
+          revision: "r1",
+          q: "q",
+          mode: "lexical",
+          kinds: ["Supplier"],
+          hits: [{ ref: "Supplier/S-1", kind: "Supplier", key: "S-1", title: IMG, score: 1, matched: ["name"] }],
+        }),
+      ),
     );
     vi.stubGlobal("fetch", fetcher);
     const schema = { kinds: [{ name: "Supplier" }], relations: [] } as unknown as DomainSchema;
@@ -127,17 +158,46 @@ describe("the Explore panel", () => {
       mockExplore({ ...request, api: keeper("http://keeper", { mode: "none" }), signal: new AbortController().signal }),
     );
     vi.unstubAllGlobals();
-    expect(events.map((event) => event.type)).toEqual(["session", "thought", "tool_call", "tool_result", "thought", "tool_call", "tool_result", "answer", "done"]);
+    expect(events.map((event) => event.type)).toEqual([
+      "session",
+      "thought",
+      "tool_call",
+      "tool_result",
+      "thought",
+      "tool_call",
+      "tool_result",
+      "answer",
+      "done",
+    ]);
     const answer = events.find((event) => event.type === "answer");
     expect(answer?.type === "answer" && answer.citations.map((c) => c.ref)).toEqual(["Supplier/S-1"]);
     const html = show(state(events));
     expect(html).not.toContain("<img");
 
-    vi.stubGlobal("fetch", vi.fn(async () => Response.json({ domain: "supply", branch: "main", revision: "r1", q: "q", mode: "lexical", kinds: [], hits: [] })));
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(() =>
+        Promise.resolve(
+          Response.json({
+            domain: "supply",
+            branch: "main",
+            revision: "r1",
+            q: "q",
+            mode: "lexical",
+            kinds: [],
+            hits: [],
+          }),
+        ),
+      ),
+    );
     const none = await collect(
       mockExplore({ ...request, api: keeper("http://keeper", { mode: "none" }), signal: new AbortController().signal }),
     );
     vi.unstubAllGlobals();
-    expect(none.find((event) => event.type === "answer")).toMatchObject({ text: NOT_FOUND, citations: [], found: false });
+    expect(none.find((event) => event.type === "answer")).toMatchObject({
+      text: NOT_FOUND,
+      citations: [],
+      found: false,
+    });
   });
 });

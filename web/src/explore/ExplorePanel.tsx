@@ -4,7 +4,7 @@
 import { useEffect, useState } from "react";
 import { Link } from "react-router-dom";
 
-import { explainProblem } from "../components/Problem";
+import { explainProblem } from "../components/explainProblem";
 import type { ReadPoint } from "../components/readPoint";
 import { AnswerView } from "./AnswerView";
 import { tracePath } from "./citations";
@@ -27,9 +27,14 @@ function useCountdown(until: number | null): number {
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
     if (until === null || until <= Date.now()) return;
-    setNow(Date.now());
-    const timer = setInterval(() => setNow(Date.now()), 1000);
-    return () => clearInterval(timer);
+    const tick = () => setNow(Date.now());
+    // The clock of a new `until` starts now (a tick of its own, as setState belongs in callbacks).
+    const first = setTimeout(tick, 0);
+    const timer = setInterval(tick, 1000);
+    return () => {
+      clearTimeout(first);
+      clearInterval(timer);
+    };
   }, [until]);
   return secondsLeft(until, now);
 }
@@ -48,7 +53,7 @@ export interface ExplorationViewProps {
   examples: string[];
   point: ReadPoint;
   question: string;
-  onQuestion(text: string): void;
+  onQuestion: (text: string) => void;
   run: Exploration;
   /** Seconds until a 429's Retry-After has passed; 0 when asking is allowed. */
   wait: number;
@@ -124,7 +129,11 @@ export function ExplorationView(props: ExplorationViewProps) {
             {run.problem.title}
           </h2>
           {run.problem.detail && <p className="plain">{run.problem.detail}</p>}
-          <p>{run.ending === "failed" ? "The stream of Guide broke off before its end." : explainGuideRefusal(run.problem) || explainProblem(run.problem)}</p>
+          <p>
+            {run.ending === "failed"
+              ? "The stream of Guide broke off before its end."
+              : explainGuideRefusal(run.problem) || explainProblem(run.problem)}
+          </p>
           <p className="code">code: {run.problem.code}</p>
         </div>
       )}

@@ -9,7 +9,14 @@ export interface Citation {
 }
 
 export type ExploreEvent =
-  | { type: "session"; session_id: string; domain: string; branch: string | null; model: string | null; max_steps: number | null }
+  | {
+      type: "session";
+      session_id: string;
+      domain: string;
+      branch: string | null;
+      model: string | null;
+      max_steps: number | null;
+    }
   | { type: "thought"; step: number; text: string }
   | { type: "tool_call"; step: number; tool: string; args: Record<string, unknown> }
   | { type: "tool_result"; step: number; tool: string; ok: boolean; summary: string; refs: string[] }

@@ -10,28 +10,43 @@ const REQUEST = { guideUrl: "/guide", domain: "supply", branch: null, question: 
 
 describe("explore", () => {
   it("posts the body Guide takes with the Bearer key, and nothing of Keeper's", async () => {
-    const fetcher = vi.fn(async (_url: string, _init: RequestInit) =>
-      new Response('event: answer\ndata: {"text":"t","citations":[],"found":false}\n\n', {
-        headers: { "Content-Type": "text/event-stream" },
-      }),
+    const fetcher = vi.fn((_url: string, _init: RequestInit) =>
+      Promise.resolve(
+        new Response('event: answer\ndata: {"text":"t","citations":[],"found":false}\n\n', {
+          headers: { "Content-Type": "text/event-stream" },
+        }),
+      ),
     );
     vi.stubGlobal("fetch", fetcher);
     const events = [];
-    for await (const event of explore({ ...REQUEST, credential: { mode: "token", token: "lbk_x" }, signal: new AbortController().signal })) {
+    for await (const event of explore({
+      ...REQUEST,
+      credential: { mode: "token", token: "lbk_x" },
+      signal: new AbortController().signal,
+    })) {
       events.push(event);
     }
     expect(events).toEqual([{ type: "answer", text: "t", citations: [], found: false }]);
     const [url, init] = fetcher.mock.calls[0]!;
     expect(url).toBe("/guide/explore");
-    expect(JSON.parse(String(init.body))).toEqual({ domain: "supply", branch: null, question: "Who?", max_steps: 6 });
-    expect(init.headers).toEqual({ "Content-Type": "application/json", Authorization: "Bearer lbk_x", Accept: "text/event-stream" });
+    expect(JSON.parse(init.body as string)).toEqual({ domain: "supply", branch: null, question: "Who?", max_steps: 6 });
+    expect(init.headers).toEqual({
+      "Content-Type": "application/json",
+      Authorization: "Bearer lbk_x",
+      Accept: "text/event-stream",
+    });
     expect(init.credentials).toBe("same-origin");
   });
 
   it("sends the cookie and the CSRF token in session mode", async () => {
-    const fetcher = vi.fn(async (_url: string, _init: RequestInit) => new Response(""));
+    const fetcher = vi.fn((_url: string, _init: RequestInit) => Promise.resolve(new Response("")));
     vi.stubGlobal("fetch", fetcher);
-    for await (const _ of explore({ ...REQUEST, credential: { mode: "session", csrf: "c1" }, signal: new AbortController().signal })) void _;
+    for await (const _ of explore({
+      ...REQUEST,
+      credential: { mode: "session", csrf: "c1" },
+      signal: new AbortController().signal,
+    }))
+      void _;
     const init = fetcher.mock.calls[0]![1];
     expect(init.credentials).toBe("include");
     expect(init.headers).toMatchObject({ "X-CSRF-Token": "c1" });
@@ -39,8 +54,13 @@ describe("explore", () => {
   });
 
   it("turns a refusal into an ApiProblem with its Retry-After", async () => {
-    vi.stubGlobal("fetch", async () =>
-      Response.json({ title: "Too many requests", code: "concurrent", detail: "one at a time" }, { status: 429, headers: { "Retry-After": "5" } }),
+    vi.stubGlobal("fetch", () =>
+      Promise.resolve(
+        Response.json(
+          { title: "Too many requests", code: "concurrent", detail: "one at a time" },
+          { status: 429, headers: { "Retry-After": "5" } },
+        ),
+      ),
     );
     const stream = explore({ ...REQUEST, credential: { mode: "none" }, signal: new AbortController().signal });
     const problem = await stream.next().catch((error: unknown) => error);

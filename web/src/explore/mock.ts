@@ -25,15 +25,21 @@ export interface MockRequest {
   delayMs?: number;
 }
 
+/** Why `signal` was aborted, as an Error (its reason, unless a caller aborted with something else). */
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException(String(reason), "AbortError");
+}
+
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
+    if (signal.aborted) return reject(abortError(signal));
     const timer = setTimeout(resolve, ms);
     signal.addEventListener(
       "abort",
       () => {
         clearTimeout(timer);
-        reject(signal.reason);
+        reject(abortError(signal));
       },
       { once: true },
     );
@@ -46,13 +52,19 @@ export async function* mockExplore(request: MockRequest): AsyncGenerator<Explore
   const started = Date.now();
   const sessionId = `mock-${Math.random().toString(16).slice(2, 14)}`;
   const wait = () => pause(delay, signal);
-  let steps = 0;
 
-  yield { type: "session", session_id: sessionId, domain, branch, model: "scripted (mock API)", max_steps: request.maxSteps };
+  yield {
+    type: "session",
+    session_id: sessionId,
+    domain,
+    branch,
+    model: "scripted (mock API)",
+    max_steps: request.maxSteps,
+  };
   await wait();
   yield { type: "thought", step: 1, text: "Read the schema to see which Kinds this Domain holds." };
   yield { type: "tool_call", step: 1, tool: "schema", args: {} };
-  steps = 1;
+  let steps = 1;
   await wait();
   const kinds = schema.kinds.map((kind) => kind.name);
   yield {

@@ -13,7 +13,8 @@ export function explainGuideRefusal(problem: ApiProblem): string {
     case 401:
       return "Guide could not confirm who you are with Keeper: your key or session has ended. Sign in again.";
     case 403:
-      if (code.includes("origin")) return "Guide does not accept calls from this page's origin (guide.http.allowed_origins).";
+      if (code.includes("origin"))
+        return "Guide does not accept calls from this page's origin (guide.http.allowed_origins).";
       if (code.includes("cross")) return "Guide refused a cross-site request without an Origin header.";
       if (code.includes("csrf")) return "The session's CSRF token did not match: sign in again.";
       return "Guide refused the request: your grants or its origin rules do not allow it.";

@@ -62,9 +62,12 @@ describe("readSse", () => {
 
 describe("exploreEvent", () => {
   it("types known events member by member and ignores unknown names", () => {
-    expect(exploreEvent({ event: "tool_result", data: '{"step":2,"tool":"search","ok":true,"summary":"s","refs":["A/1",3]}' })).toEqual(
-      { type: "tool_result", step: 2, tool: "search", ok: true, summary: "s", refs: ["A/1"] },
-    );
+    expect(
+      exploreEvent({
+        event: "tool_result",
+        data: '{"step":2,"tool":"search","ok":true,"summary":"s","refs":["A/1",3]}',
+      }),
+    ).toEqual({ type: "tool_result", step: 2, tool: "search", ok: true, summary: "s", refs: ["A/1"] });
     expect(exploreEvent({ event: "ping", data: "{}" })).toBeNull();
     expect(exploreEvent({ event: "answer", data: "not json" })?.type).toBe("error");
   });

@@ -18,8 +18,8 @@ export interface Exploration {
   problem: ApiProblem | null;
   /** Epoch ms until which asking is disabled (a 429's Retry-After), or null. */
   blockedUntil: number | null;
-  ask(question: string): void;
-  stop(): void;
+  ask: (question: string) => void;
+  stop: () => void;
 }
 
 export function useExploration(source: EventSource, timeoutMs: number): Exploration {

@@ -13,7 +13,7 @@ function tristate(text: string): boolean | null {
 export function SearchParamsForm(props: {
   side: string;
   value: SearchParams;
-  onChange(next: SearchParams): void;
+  onChange: (next: SearchParams) => void;
   modes: SearchMode[];
   kinds: string[];
   lenses: string[];
@@ -65,7 +65,7 @@ export function SearchParamsForm(props: {
   );
 }
 
-export function PackParamsForm(props: { side: string; value: PackParams; onChange(next: PackParams): void }) {
+export function PackParamsForm(props: { side: string; value: PackParams; onChange: (next: PackParams) => void }) {
   const { value, onChange, side } = props;
   const flag = (current: boolean | null) => (current === null ? "" : String(current));
   return (

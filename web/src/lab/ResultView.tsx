@@ -36,21 +36,14 @@ export function BudgetView(props: { budget: Schemas["Budget"] }) {
         </tbody>
       </table>
       {budget.trimmed.length > 0 && (
-        <p className="muted">
-          Trimmed: {budget.trimmed.map((step) => `${step.step} (${step.count})`).join(", ")}
-        </p>
+        <p className="muted">Trimmed: {budget.trimmed.map((step) => `${step.step} (${step.count})`).join(", ")}</p>
       )}
       {omitted.length > 0 && <p className="muted">Omitted: {omitted.join(", ")}</p>}
     </div>
   );
 }
 
-export function ResultView(props: {
-  side: string;
-  result: RunResult;
-  both: ReadonlySet<string>;
-  search: string;
-}) {
+export function ResultView(props: { side: string; result: RunResult; both: ReadonlySet<string>; search: string }) {
   const { result } = props;
   return (
     <section aria-labelledby={`result-${props.side}`}>
@@ -63,11 +56,12 @@ export function ResultView(props: {
             : ""}
         </p>
       )}
-      {result.mode === "search" && result.answer.notes?.map((note, i) => (
-        <p key={i} className="plain muted">
-          {note}
-        </p>
-      ))}
+      {result.mode === "search" &&
+        result.answer.notes?.map((note, i) => (
+          <p key={i} className="plain muted">
+            {note}
+          </p>
+        ))}
       {result.mode === "context" && <BudgetView budget={result.answer.budget} />}
       {result.items.length === 0 ? (
         <p>No Records.</p>
@@ -76,8 +70,8 @@ export function ResultView(props: {
           {result.items.map((item, index) => (
             <li key={`${index}-${item.ref}`}>
               {props.both.has(item.ref) && <span className="badge">in both</span>}{" "}
-              <RecordLink refText={item.ref} search={props.search} />{" "}
-              <span className="plain">{item.title}</span> <span className="muted">{item.detail}</span>
+              <RecordLink refText={item.ref} search={props.search} /> <span className="plain">{item.title}</span>{" "}
+              <span className="muted">{item.detail}</span>
             </li>
           ))}
         </ol>

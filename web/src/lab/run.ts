@@ -19,7 +19,12 @@ export interface LabRun {
 export async function runSearch(run: LabRun, params: SearchParams): Promise<RunResult> {
   let vector: number[] | null = null;
   if (params.mode !== "lexical") {
-    if (!run.embedder) throw new ApiProblem(422, { title: "No query vector", detail: `${params.mode} search needs Guide's /embed`, code: "semantic_unavailable" });
+    if (!run.embedder)
+      throw new ApiProblem(422, {
+        title: "No query vector",
+        detail: `${params.mode} search needs Guide's /embed`,
+        code: "semantic_unavailable",
+      });
     vector = await run.embedder(run.question);
   }
   const answer = await data(

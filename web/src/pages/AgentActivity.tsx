@@ -4,17 +4,15 @@
 import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 
-import { data } from "../api/client";
-import { useRead } from "../api/useRead";
+import { useNeighborhood, useTraceSession, useTraceSessions } from "../api/queries";
 import { useDomainRelations } from "../canvas/domainRelations";
 import { LazyGraphCanvas } from "../canvas/LazyGraphCanvas";
 import { drawnRelations, mergeGraphs, neighborhoodGraph } from "../canvas/graph";
 import { Legend } from "../canvas/Legend";
-import { readNeighborhood } from "../canvas/neighborhood";
 import { ProblemView } from "../components/Problem";
 import { RecordLink } from "../components/RecordLink";
 import { useDomain } from "../components/schema";
-import { useApi, useSession } from "../session";
+import { useSession } from "../session";
 import { Timeline } from "../trace/Timeline";
 import { touchedGraph } from "../trace/timeline";
 
@@ -35,21 +33,12 @@ function sessionSearch(session: string, actor: string | null): string {
 }
 
 function SessionList() {
-  const api = useApi();
   const { domain } = useDomain();
   const me = useSession().whoami?.principal ?? null;
   // The cursors of the pages before this one, so "Newer" can go back.
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const cursor = cursors[cursors.length - 1] ?? null;
-  const page = useRead(
-    () =>
-      data(
-        api.GET("/api/v1/trace/sessions", {
-          params: { query: { domain_id: domain, limit: 50, ...(cursor ? { cursor } : {}) } },
-        }),
-      ),
-    [api, domain, cursor],
-  );
+  const page = useTraceSessions(domain, cursor);
   if (page.problem) return <ProblemView problem={page.problem} />;
   if (!page.data) return <p className="loading">Loading the sessions…</p>;
   const { sessions, next_cursor } = page.data;
@@ -58,8 +47,8 @@ function SessionList() {
       <h2>Sessions</h2>
       {sessions.length === 0 ? (
         <p className="muted">
-          No traced sessions in this Domain. Agents are traced when they send <code>X-Lorebase-Trace: on</code> or
-          when tracing covers their principal or key.
+          No traced sessions in this Domain. Agents are traced when they send <code>X-Lorebase-Trace: on</code> or when
+          tracing covers their principal or key.
         </p>
       ) : (
         <div className="table-wrap">
@@ -120,7 +109,11 @@ function SessionList() {
         <button type="button" disabled={cursors.length < 2} onClick={() => setCursors((c) => c.slice(0, -1))}>
           Newer sessions
         </button>
-        <button type="button" disabled={!next_cursor} onClick={() => next_cursor && setCursors((c) => [...c, next_cursor])}>
+        <button
+          type="button"
+          disabled={!next_cursor}
+          onClick={() => next_cursor && setCursors((c) => [...c, next_cursor])}
+        >
           Older sessions
         </button>
       </div>
@@ -129,19 +122,10 @@ function SessionList() {
 }
 
 function SessionView(props: { session: string; actor: string | null }) {
-  const api = useApi();
   const { domain } = useDomain();
   const relations = useDomainRelations();
   const [selected, setSelected] = useState<number | null>(null);
-  const read = useRead(
-    () =>
-      data(
-        api.GET("/api/v1/trace/sessions/{session_id}", {
-          params: { path: { session_id: props.session }, query: props.actor ? { actor: props.actor } : {} },
-        }),
-      ),
-    [api, props.session, props.actor],
-  );
+  const read = useTraceSession(props.session, props.actor);
   const steps = read.data?.steps;
   const touched = useMemo(() => {
     const all = steps ?? [];
@@ -150,12 +134,9 @@ function SessionView(props: { session: string; actor: string | null }) {
   const touchedRefs = useMemo(() => new Set(touched.nodes.map((n) => n.ref)), [touched]);
   // Records without the Links between them say little: draw their neighborhood around them.
   const contextRefs = touched.edges.length === 0 ? touched.nodes.slice(0, CONTEXT_REFS).map((n) => n.ref) : [];
-  const context = useRead(
-    () =>
-      contextRefs.length
-        ? readNeighborhood(api, domain, { refs: contextRefs, depth: 1, branch: null, at: null })
-        : Promise.resolve(null),
-    [api, domain, contextRefs.join("\n")],
+  const context = useNeighborhood(
+    domain,
+    contextRefs.length ? { refs: contextRefs, depth: 1, branch: null, at: null } : null,
   );
   const graph = useMemo(
     () => (context.data ? mergeGraphs(touched, neighborhoodGraph(context.data)) : touched),
@@ -257,10 +238,18 @@ export function AgentActivity() {
     <section>
       <h1>Agent activity</h1>
       <p className="lead">
-        What traced agents did in this Domain: their calls, notes and the Records they touched. Tracing is
-        opt-in and kept for a short time.
+        What traced agents did in this Domain: their calls, notes and the Records they touched. Tracing is opt-in and
+        kept for a short time.
       </p>
-      {session ? <SessionView key={`${session}\u0000${params.get("actor") ?? ""}`} session={session} actor={params.get("actor")} /> : <SessionList />}
+      {session ? (
+        <SessionView
+          key={`${session}\u0000${params.get("actor") ?? ""}`}
+          session={session}
+          actor={params.get("actor")}
+        />
+      ) : (
+        <SessionList />
+      )}
     </section>
   );
 }

@@ -5,19 +5,18 @@
 import { useCallback, useMemo, useState, type FormEvent } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 
-import { ApiProblem } from "../api/client";
-import { useRead } from "../api/useRead";
+import { asProblem, type ApiProblem } from "../api/client";
+import { useFetchNeighborhood, useNeighborhood } from "../api/queries";
 import { useDomainRelations } from "../canvas/domainRelations";
 import { LazyGraphCanvas } from "../canvas/LazyGraphCanvas";
 import { drawnRelations, EMPTY_GRAPH, mergeGraphs, neighborhoodGraph, type CanvasGraph } from "../canvas/graph";
 import { Legend } from "../canvas/Legend";
-import { capsNote, readNeighborhood } from "../canvas/neighborhood";
+import { capsNote } from "../canvas/neighborhood";
 import { ProblemView } from "../components/Problem";
 import { ReadPointPicker } from "../components/ReadPointPicker";
 import { pointSearch, useReadPoint } from "../components/readPoint";
 import { linkableRef, parseRef, recordPath } from "../components/refs";
 import { useDomain } from "../components/schema";
-import { useApi } from "../session";
 
 function depthOf(text: string | null): number {
   const n = Number(text);
@@ -45,7 +44,11 @@ function AddSeed(props: { onAdd(ref: string): void }) {
         <input value={text} onChange={(e) => setText(e.target.value)} placeholder="Supplier/S-1001" />
       </label>
       <button type="submit">Add to the Canvas</button>
-      {error ? <span role="alert" className="bad">{error}</span> : null}
+      {error ? (
+        <span role="alert" className="bad">
+          {error}
+        </span>
+      ) : null}
     </form>
   );
 }
@@ -56,7 +59,6 @@ interface Expansion {
 }
 
 export function CanvasPage() {
-  const api = useApi();
   const { domain, kinds } = useDomain();
   const relations = useDomainRelations();
   const point = useReadPoint();
@@ -65,15 +67,12 @@ export function CanvasPage() {
   const depth = depthOf(params.get("depth"));
   const highlightKey = params.getAll("highlight").join("\n");
   const highlight = useMemo(() => new Set(highlightKey ? highlightKey.split("\n") : []), [highlightKey]);
-  const seedKey = seeds.join("\n");
 
-  const seedRead = useRead(
-    () =>
-      seeds.length
-        ? readNeighborhood(api, domain, { refs: seeds, depth, branch: point.branch, at: point.at })
-        : Promise.resolve(null),
-    [api, domain, seedKey, depth, point.branch, point.at],
+  const seedRead = useNeighborhood(
+    domain,
+    seeds.length ? { refs: seeds, depth, branch: point.branch, at: point.at } : null,
   );
+  const fetchNeighborhood = useFetchNeighborhood(domain);
   const answer = seedRead.data;
   // Expansions belong to one seed answer: a new answer (other seeds, another point) starts over.
   const [expansion, setExpansion] = useState<{ of: typeof answer; value: Expansion }>({
@@ -102,7 +101,7 @@ export function CanvasPage() {
       setExpanding(ref);
       setExpandProblem(null);
       try {
-        const more = await readNeighborhood(api, domain, {
+        const more = await fetchNeighborhood({
           refs: [ref],
           depth: 1,
           branch: point.branch,
@@ -119,12 +118,12 @@ export function CanvasPage() {
           };
         });
       } catch (error) {
-        setExpandProblem(error instanceof ApiProblem ? error : new ApiProblem(0, { title: String(error) }));
+        setExpandProblem(asProblem(error));
       } finally {
         setExpanding(null);
       }
     },
-    [api, domain, answer, point.branch, point.at],
+    [fetchNeighborhood, answer, point.branch, point.at],
   );
 
   const addSeed = (ref: string) => {
@@ -173,7 +172,8 @@ export function CanvasPage() {
           </div>
           <div>
             <p className="muted">
-              {graph.nodes.length} Records, {graph.edges.length} Links at <code>{(answer.revision ?? "").slice(0, 12)}</code>
+              {graph.nodes.length} Records, {graph.edges.length} Links at{" "}
+              <code>{(answer.revision ?? "").slice(0, 12)}</code>
             </p>
             <label>
               Records on the Canvas
@@ -216,7 +216,9 @@ export function CanvasPage() {
                 </p>
               </div>
             ) : (
-              <p className="muted">Click a Record on the Canvas, or choose one in the list, to see it here and expand it.</p>
+              <p className="muted">
+                Click a Record on the Canvas, or choose one in the list, to see it here and expand it.
+              </p>
             )}
             {expandProblem ? <ProblemView problem={expandProblem} /> : null}
           </div>

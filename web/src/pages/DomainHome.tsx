@@ -1,34 +1,17 @@
 // A Domain's overview: its Kinds with their counts, the health summary and the recent changes.
 import { Link } from "react-router-dom";
 
-import { data, type Schemas } from "../api/client";
-import { useRead } from "../api/useRead";
+import { useBranchChanges, useHealth } from "../api/queries";
 import { ProblemView } from "../components/Problem";
 import { ReadPointPicker } from "../components/ReadPointPicker";
-import { pointQuery, pointSearch, useReadPoint } from "../components/readPoint";
+import { pointSearch, useReadPoint } from "../components/readPoint";
 import { useDomain } from "../components/schema";
-import { useApi } from "../session";
 
 export function DomainHome() {
-  const api = useApi();
   const { domain, schema } = useDomain();
   const point = useReadPoint();
-  const health = useRead(
-    () =>
-      data(api.GET("/api/v1/domains/{domain}/health", { params: { path: { domain }, query: pointQuery(point) } })) as Promise<
-        Schemas["HealthAnswer"]
-      >,
-    [api, domain, point.branch, point.at],
-  );
-  const changes = useRead(
-    () =>
-      data(
-        api.GET("/api/v1/domains/{domain}/branches/{branch}/changes", {
-          params: { path: { domain, branch: point.branch ?? schema.branch }, query: { limit: 200 } },
-        }),
-      ),
-    [api, domain, point.branch],
-  );
+  const health = useHealth(domain, point);
+  const changes = useBranchChanges(domain, point.branch ?? schema.branch);
   const counts = new Map((health.data?.kinds ?? []).map((k) => [k.kind, k.records]));
   const summary = health.data?.summary;
   const recent = [...(changes.data?.events ?? [])].reverse().slice(0, 10);

@@ -1,13 +1,10 @@
 import { Link } from "react-router-dom";
 
-import { data } from "../api/client";
-import { useRead } from "../api/useRead";
+import { useDomains } from "../api/queries";
 import { ProblemView } from "../components/Problem";
-import { useApi } from "../session";
 
 export function Domains() {
-  const api = useApi();
-  const read = useRead(() => data(api.GET("/api/v1/domains")), [api]);
+  const read = useDomains();
   if (read.problem) return <ProblemView problem={read.problem} />;
   if (!read.data) return <p className="loading">Loading Domains…</p>;
   return (

@@ -34,8 +34,8 @@ export function Explore() {
       <h1>Explore</h1>
       {!guideUrl && !mock ? (
         <p role="status">
-          Explore needs Guide, the optional exploration assistant: set <code>keeper.web.guide_url</code> to its
-          address (docs/web.md).
+          Explore needs Guide, the optional exploration assistant: set <code>keeper.web.guide_url</code> to its address
+          (docs/web.md).
         </p>
       ) : (
         <>

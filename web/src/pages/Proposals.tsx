@@ -3,28 +3,21 @@
 // Keeper's cursor). The filters live in the URL.
 import { Link, useSearchParams } from "react-router-dom";
 
-import { data } from "../api/client";
-import { useRead } from "../api/useRead";
+import { useProposals } from "../api/queries";
 import { ProblemView } from "../components/Problem";
 import { useDomain } from "../components/schema";
 import { approvalState } from "../proposals/blockers";
 import { shortTime } from "../proposals/format";
 import { listQuery, readFilters, STATUSES, writeFilters, type ListFilters } from "../proposals/listFilters";
 import { StatusBadge } from "../proposals/StatusBadge";
-import { useApi } from "../session";
 
 const PAGE = 50;
 
 export function Proposals() {
-  const api = useApi();
   const { domain } = useDomain();
   const [params, setParams] = useSearchParams();
   const filters = readFilters(params);
-  const query = listQuery(filters, PAGE);
-  const read = useRead(
-    () => data(api.GET("/api/v1/domains/{domain}/proposals", { params: { path: { domain }, query } })),
-    [api, domain, params.toString()],
-  );
+  const read = useProposals(domain, listQuery(filters, PAGE));
   const change = (next: Partial<ListFilters>) => setParams(writeFilters({ ...filters, cursor: null, ...next }));
   const page = read.data;
   return (
@@ -62,9 +55,7 @@ export function Proposals() {
           </span>
         </label>
       </div>
-      {filters.assignedToMe && (
-        <p className="hint">Assigned to me: open Proposals you may review and did not open.</p>
-      )}
+      {filters.assignedToMe && <p className="hint">Assigned to me: open Proposals you may review and did not open.</p>}
       {read.problem && <ProblemView problem={read.problem} />}
       {read.loading && !page && <p className="loading">Loading the Proposals…</p>}
       {page && page.proposals.length === 0 && <p className="muted">No Proposals match.</p>}

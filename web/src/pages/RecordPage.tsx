@@ -3,43 +3,41 @@
 import { useState } from "react";
 import { Link, useParams } from "react-router-dom";
 
-import { data, type Schemas } from "../api/client";
-import { useRead } from "../api/useRead";
+import { useRecord } from "../api/queries";
 import { ProblemView } from "../components/Problem";
 import { ReadPointPicker } from "../components/ReadPointPicker";
-import { pointQuery, pointSearch, useReadPoint } from "../components/readPoint";
+import { pointSearch, useReadPoint } from "../components/readPoint";
 import { useDomain } from "../components/schema";
 import { ExplainSection, HistorySection, LinksSection } from "../records/RecordSections";
 import { ValueText } from "../records/values";
-import { useApi } from "../session";
 
 const TABS = ["Values", "Links", "History", "Explain"] as const;
 type Tab = (typeof TABS)[number];
 
-type Lineage = Record<string, { revision: string; actor?: string; at?: string; message?: string; origin?: { type: string; ref?: string | null } | null }>;
+type Lineage = Record<
+  string,
+  {
+    revision: string;
+    actor?: string;
+    at?: string;
+    message?: string;
+    origin?: { type: string; ref?: string | null } | null;
+  }
+>;
 
 export function RecordPage() {
-  const api = useApi();
   const { domain, kind: kindOf } = useDomain();
   const { kind = "", key = "" } = useParams();
   const point = useReadPoint();
   const [tab, setTab] = useState<Tab>("Values");
-  const read = useRead(
-    () =>
-      data(
-        api.GET("/api/v1/domains/{domain}/kinds/{kind}/records/{key}", {
-          params: { path: { domain, kind, key }, query: { ...pointQuery(point), links: true, lineage: true } },
-        }),
-      ) as Promise<Schemas["RecordAnswer"]>,
-    [api, domain, kind, key, point.branch, point.at],
-  );
+  const read = useRecord(domain, kind, key, point);
   const schema = kindOf(kind);
   const canvas = `/${encodeURIComponent(domain)}/canvas${pointSearch(point, { ref: `${kind}/${key}` })}`;
   return (
     <section>
       <p className="muted">
-        <Link to={`/${encodeURIComponent(domain)}/kinds/${encodeURIComponent(kind)}${pointSearch(point)}`}>{kind}</Link> /{" "}
-        <span className="plain">{key}</span>
+        <Link to={`/${encodeURIComponent(domain)}/kinds/${encodeURIComponent(kind)}${pointSearch(point)}`}>{kind}</Link>{" "}
+        / <span className="plain">{key}</span>
       </p>
       <ReadPointPicker />
       {read.problem && <ProblemView problem={read.problem} />}
@@ -82,11 +80,11 @@ export function RecordPage() {
             {tab === "Values" && (
               <ValuesTable
                 values={read.data.values}
-                lineage={(read.data.lineage ?? {}) as Lineage}
+                lineage={read.data.lineage ?? {}}
                 order={schema?.attributes.map((a) => a.name) ?? []}
               />
             )}
-            {tab === "Links" && <LinksSection kind={kind} recordKey={key} counts={(read.data.links ?? {}) as Record<string, number>} />}
+            {tab === "Links" && <LinksSection kind={kind} recordKey={key} counts={read.data.links ?? {}} />}
             {tab === "History" && <HistorySection kind={kind} recordKey={key} />}
             {tab === "Explain" && <ExplainSection kind={kind} recordKey={key} />}
           </div>
@@ -98,7 +96,10 @@ export function RecordPage() {
 
 function ValuesTable(props: { values: Record<string, unknown>; lineage: Lineage; order: string[] }) {
   const point = useReadPoint();
-  const names = [...props.order.filter((n) => n in props.values), ...Object.keys(props.values).filter((n) => !props.order.includes(n))];
+  const names = [
+    ...props.order.filter((n) => n in props.values),
+    ...Object.keys(props.values).filter((n) => !props.order.includes(n)),
+  ];
   return (
     <table aria-label="Values">
       <thead>
@@ -124,8 +125,8 @@ function ValuesTable(props: { values: Record<string, unknown>; lineage: Lineage;
                       <code>{from.revision.slice(0, 12)}</code>
                     </Link>{" "}
                     <span className="muted">
-                      {from.origin ? `${from.origin.type} ${from.origin.ref ?? ""}` : ""} {from.actor ? `by ${from.actor}` : ""}{" "}
-                      {from.at ?? ""}
+                      {from.origin ? `${from.origin.type} ${from.origin.ref ?? ""}` : ""}{" "}
+                      {from.actor ? `by ${from.actor}` : ""} {from.at ?? ""}
                     </span>{" "}
                     {from.message && <span className="plain">{from.message}</span>}
                   </>

@@ -4,8 +4,8 @@ import { useState } from "react";
 import type { FormEvent } from "react";
 import { Link, useParams, useSearchParams } from "react-router-dom";
 
-import { ApiProblem, data, type Schemas } from "../api/client";
-import { useRead } from "../api/useRead";
+import { ApiProblem, type Schemas } from "../api/client";
+import { useRecordQuery } from "../api/queries";
 import { ProblemView } from "../components/Problem";
 import { ReadPointPicker } from "../components/ReadPointPicker";
 import { pointQuery, pointSearch, useReadPoint } from "../components/readPoint";
@@ -13,7 +13,6 @@ import { useDomain } from "../components/schema";
 import { describeTable, OPERATORS, queryBody, readTable, writeTable, isOperator } from "../records/filters";
 import type { Filter } from "../records/filters";
 import { ValueText } from "../records/values";
-import { useApi } from "../session";
 
 const PAGE = 50;
 const COLUMNS = 8;
@@ -21,7 +20,6 @@ const COLUMNS = 8;
 type QueryRecord = NonNullable<Schemas["QueryAnswer"]["records"]>[number];
 
 export function Records() {
-  const api = useApi();
   const { domain, kind: kindOf } = useDomain();
   const { kind: kindName = "" } = useParams();
   const [params, setParams] = useSearchParams();
@@ -29,16 +27,7 @@ export function Records() {
   const kind = kindOf(kindName);
   const state = readTable(params);
   const body = queryBody(kindName, kind, state, pointQuery(point), PAGE);
-  const read = useRead(
-    () =>
-      data(
-        api.POST("/api/v1/domains/{domain}/query", {
-          params: { path: { domain } },
-          body: body as Schemas["QueryRequest"],
-        }),
-      ),
-    [api, domain, JSON.stringify(body)],
-  );
+  const read = useRecordQuery(domain, body);
   if (!kind) {
     return (
       <ProblemView
@@ -85,7 +74,11 @@ export function Records() {
               <th scope="col">Key</th>
               <th scope="col">Title</th>
               {columns.map((c) => (
-                <th key={c} scope="col" aria-sort={state.sort === c ? (state.desc ? "descending" : "ascending") : "none"}>
+                <th
+                  key={c}
+                  scope="col"
+                  aria-sort={state.sort === c ? (state.desc ? "descending" : "ascending") : "none"}
+                >
                   <button type="button" className="link" onClick={() => sortBy(c)} title={`Sort by ${c}`}>
                     {c}
                     {state.sort === c ? (state.desc ? " ▼" : " ▲") : ""}

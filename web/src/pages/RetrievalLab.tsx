@@ -4,7 +4,7 @@
 import { useMemo, useState } from "react";
 import { Link } from "react-router-dom";
 
-import { ApiProblem } from "../api/client";
+import { ApiProblem, asProblem } from "../api/client";
 import { ProblemView } from "../components/Problem";
 import { pointSearch, useReadPoint } from "../components/readPoint";
 import { useDomain } from "../components/schema";
@@ -24,7 +24,7 @@ const SIDES = ["A", "B"] as const;
 function outcome(settled: PromiseSettledResult<RunResult>): Outcome {
   if (settled.status === "fulfilled") return { result: settled.value, problem: null };
   const error: unknown = settled.reason;
-  return { result: null, problem: error instanceof ApiProblem ? error : new ApiProblem(0, { title: String(error) }) };
+  return { result: null, problem: asProblem(error) };
 }
 
 export function RetrievalLab() {
@@ -34,8 +34,14 @@ export function RetrievalLab() {
   const [question, setQuestion] = useState("");
   const [mode, setMode] = useState<LabMode>("search");
   const [packLens, setPackLens] = useState("");
-  const [search, setSearch] = useState<Record<string, SearchParams>>({ A: DEFAULT_SEARCH, B: { ...DEFAULT_SEARCH, limit: 5 } });
-  const [pack, setPack] = useState<Record<string, PackParams>>({ A: DEFAULT_PACK, B: { ...DEFAULT_PACK, budgetTokens: 4000 } });
+  const [search, setSearch] = useState<Record<string, SearchParams>>({
+    A: DEFAULT_SEARCH,
+    B: { ...DEFAULT_SEARCH, limit: 5 },
+  });
+  const [pack, setPack] = useState<Record<string, PackParams>>({
+    A: DEFAULT_PACK,
+    B: { ...DEFAULT_PACK, budgetTokens: 4000 },
+  });
   const [outcomes, setOutcomes] = useState<Outcome[] | null>(null);
   const [running, setRunning] = useState(false);
 
@@ -68,7 +74,9 @@ export function RetrievalLab() {
     const labRun: LabRun = { api, domain, branch: point.branch, question: text.trim(), embedder };
     const settled = await Promise.allSettled(
       SIDES.map((side) =>
-        mode === "search" ? runSearch(labRun, search[side] ?? DEFAULT_SEARCH) : runPack(labRun, packLens, pack[side] ?? DEFAULT_PACK),
+        mode === "search"
+          ? runSearch(labRun, search[side] ?? DEFAULT_SEARCH)
+          : runPack(labRun, packLens, pack[side] ?? DEFAULT_PACK),
       ),
     );
     setOutcomes(settled.map(outcome));
@@ -118,7 +126,9 @@ export function RetrievalLab() {
             Run both
           </button>
           {explore && question.trim() && (
-            <Link to={`/${encodeURIComponent(domain)}/explore${pointSearch({ branch: point.branch, at: null }, { q: question.trim() })}`}>
+            <Link
+              to={`/${encodeURIComponent(domain)}/explore${pointSearch({ branch: point.branch, at: null }, { q: question.trim() })}`}
+            >
               Ask the guide
             </Link>
           )}
@@ -163,13 +173,7 @@ export function RetrievalLab() {
             {outcomes.map((found, index) => {
               const side = SIDES[index] ?? "A";
               return found.result ? (
-                <ResultView
-                  key={side}
-                  side={side}
-                  result={found.result}
-                  both={shared.both}
-                  search={recordSearch}
-                />
+                <ResultView key={side} side={side} result={found.result} both={shared.both} search={recordSearch} />
               ) : (
                 <section key={side} aria-label={`Result ${side}`}>
                   <ProblemView problem={found.problem} />

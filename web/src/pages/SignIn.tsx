@@ -1,7 +1,7 @@
 import { useState } from "react";
 import type { FormEvent } from "react";
 
-import { ApiProblem } from "../api/client";
+import { asProblem, type ApiProblem } from "../api/client";
 import { ProblemView } from "../components/Problem";
 import { useSession } from "../session";
 
@@ -18,7 +18,7 @@ export function SignIn() {
     try {
       await signIn(key);
     } catch (error) {
-      setProblem(error instanceof ApiProblem ? error : new ApiProblem(0, { title: String(error) }));
+      setProblem(asProblem(error));
     } finally {
       setBusy(false);
     }
@@ -30,7 +30,7 @@ export function SignIn() {
     try {
       await signInAtIssuer(); // the browser leaves for the issuer
     } catch (error) {
-      setProblem(error instanceof ApiProblem ? error : new ApiProblem(0, { title: String(error) }));
+      setProblem(asProblem(error));
       setBusy(false);
     }
   }
@@ -48,7 +48,7 @@ export function SignIn() {
       )}
       {config.apiKeys && (
         <>
-          <form onSubmit={submit}>
+          <form onSubmit={(event) => void submit(event)}>
             <label htmlFor="api-key">API key</label>
             <input
               id="api-key"

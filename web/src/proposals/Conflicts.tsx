@@ -6,38 +6,28 @@
 import { useState } from "react";
 import { Link } from "react-router-dom";
 
-import { data, type Schemas } from "../api/client";
-import { useRead } from "../api/useRead";
+import type { Schemas } from "../api/client";
+import { useProposalConflicts, useResolveConflict } from "../api/queries";
 import { ProblemView } from "../components/Problem";
 import { linkableRef, recordPath } from "../components/refs";
 import { useDomain } from "../components/schema";
-import { useApi, useSession } from "../session";
+import { useSession } from "../session";
 import { ValueText } from "../records/values";
 import { hasPermission } from "./grants";
-import { useAction } from "./useAction";
 
 type Conflict = Schemas["ConflictEntry"];
 type Resolution = Schemas["ResolveRequest"]["resolution"];
 
-function ConflictItem(props: { proposal: Schemas["Proposal"]; conflict: Conflict; mayResolve: boolean; onResolved(): void }) {
+function ConflictItem(props: { proposal: Schemas["Proposal"]; conflict: Conflict; mayResolve: boolean }) {
   const { proposal, conflict } = props;
-  const api = useApi();
   const { domain, kinds } = useDomain();
-  const action = useAction();
+  const write = useResolveConflict(proposal);
   const [value, setValue] = useState("");
   const ref = conflict.entity === "record" ? linkableRef(conflict.ref, kinds) : null;
   const label = conflict.attribute ? `${conflict.ref} ${conflict.attribute}` : conflict.ref;
 
-  async function resolve(resolution: Resolution) {
-    const done = await action.run(() =>
-      data(
-        api.POST("/api/v1/domains/{domain}/proposals/{proposal}/conflicts/{conflict}/resolve", {
-          params: { path: { domain: proposal.domain, proposal: proposal.id, conflict: conflict.id } },
-          body: resolution === "value" ? { resolution, value } : { resolution },
-        }),
-      ),
-    );
-    if (done !== null) props.onResolved();
+  function resolve(resolution: Resolution) {
+    write.mutate({ conflict: conflict.id, body: resolution === "value" ? { resolution, value } : { resolution } });
   }
 
   return (
@@ -90,10 +80,10 @@ function ConflictItem(props: { proposal: Schemas["Proposal"]; conflict: Conflict
       </dl>
       {conflict.status === "open" && props.mayResolve && (
         <div className="filters" role="group" aria-label={`Resolve ${label}`}>
-          <button type="button" disabled={action.busy} onClick={() => void resolve("source")}>
+          <button type="button" disabled={write.isPending} onClick={() => resolve("source")}>
             Use source
           </button>
-          <button type="button" disabled={action.busy} onClick={() => void resolve("target")}>
+          <button type="button" disabled={write.isPending} onClick={() => resolve("target")}>
             Use target
           </button>
           {conflict.entity === "record" && conflict.attribute && (
@@ -102,31 +92,22 @@ function ConflictItem(props: { proposal: Schemas["Proposal"]; conflict: Conflict
                 Value for {conflict.attribute}
                 <input value={value} onChange={(e) => setValue(e.target.value)} />
               </label>
-              <button type="button" disabled={action.busy} onClick={() => void resolve("value")}>
+              <button type="button" disabled={write.isPending} onClick={() => resolve("value")}>
                 Use this value
               </button>
             </>
           )}
         </div>
       )}
-      {action.problem && <ProblemView problem={action.problem} />}
+      {write.error && <ProblemView problem={write.error} />}
     </li>
   );
 }
 
-export function Conflicts(props: { proposal: Schemas["Proposal"]; onResolved(): void }) {
+export function Conflicts(props: { proposal: Schemas["Proposal"] }) {
   const { proposal } = props;
-  const api = useApi();
   const { whoami } = useSession();
-  const read = useRead(
-    () =>
-      data(
-        api.GET("/api/v1/domains/{domain}/proposals/{proposal}/conflicts", {
-          params: { path: { domain: proposal.domain, proposal: proposal.id } },
-        }),
-      ),
-    [api, proposal.domain, proposal.id, proposal.updated_at],
-  );
+  const read = useProposalConflicts(proposal);
   const mayResolve =
     proposal.status === "open" &&
     (whoami?.principal === proposal.created_by ||
@@ -138,20 +119,13 @@ export function Conflicts(props: { proposal: Schemas["Proposal"]; onResolved(): 
       {read.problem && <ProblemView problem={read.problem} />}
       {read.data && conflicts.length === 0 && <p className="muted">No Conflicts with the target.</p>}
       {conflicts.length > 0 && !mayResolve && proposal.status === "open" && (
-        <p className="muted">Only the Proposal's author or someone with proposal.merge on {proposal.target_ref} resolves Conflicts.</p>
+        <p className="muted">
+          Only the Proposal's author or someone with proposal.merge on {proposal.target_ref} resolves Conflicts.
+        </p>
       )}
       <ul className="cards">
         {conflicts.map((c) => (
-          <ConflictItem
-            key={c.id}
-            proposal={proposal}
-            conflict={c}
-            mayResolve={mayResolve}
-            onResolved={() => {
-              read.reload();
-              props.onResolved();
-            }}
-          />
+          <ConflictItem key={c.id} proposal={proposal} conflict={c} mayResolve={mayResolve} />
         ))}
       </ul>
     </section>

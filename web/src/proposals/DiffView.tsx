@@ -1,7 +1,7 @@
 // The diff of a Proposal: each changed Record with its Attributes before and after (a link to the
 // Record page when its ref is one of the schema's Kinds), then the changed Links.
 import type { Schemas } from "../api/client";
-import type { Read } from "../api/useRead";
+import type { Read } from "../api/queries";
 import { ProblemView } from "../components/Problem";
 import { RecordLink } from "../components/RecordLink";
 import { BeforeAfterTable } from "../records/values";
@@ -30,7 +30,9 @@ export function DiffView(props: { proposal: Schemas["Proposal"]; diff: Read<Sche
         <>
           <p className="muted">
             From <code>{answer.from.slice(0, 12)}</code> to <code>{answer.to.slice(0, 12)}</code>
-            {proposal.status === "merged" ? " (what the merge brought)" : ` (${proposal.target_ref} → ${proposal.source_ref})`}
+            {proposal.status === "merged"
+              ? " (what the merge brought)"
+              : ` (${proposal.target_ref} → ${proposal.source_ref})`}
             : {count(answer.records.length, "Record")}, {count(answer.links.length, "Link")} changed.
           </p>
           {answer.records.map((entry) => (

@@ -6,53 +6,49 @@
 import { useState } from "react";
 import { Link } from "react-router-dom";
 
-import { data, type Schemas } from "../api/client";
+import type { Schemas } from "../api/client";
+import { useCloseProposal, useMergeProposal } from "../api/queries";
 import { ProblemView } from "../components/Problem";
-import { useApi, useSession } from "../session";
+import { useSession } from "../session";
 import { mergeNotes, mergeRefusals } from "./blockers";
 import { shortTime } from "./format";
 import { hasPermission } from "./grants";
-import { useAction } from "./useAction";
 
 /** What a merge refusal means for the person at the screen, beyond Keeper's detail. */
 function refusalHint(code: string): string | null {
-  if (code === "merge-conflicts") return "The target moved, and merging now meets Conflicts: resolve them below, then merge again.";
-  if (code === "stale-head") return "The source changed since this page read its diff: read the diff again before merging.";
+  if (code === "merge-conflicts")
+    return "The target moved, and merging now meets Conflicts: resolve them below, then merge again.";
+  if (code === "stale-head")
+    return "The source changed since this page read its diff: read the diff again before merging.";
   if (code === "merge-blocked") return "Something changed since this page was read: see the blockers below.";
   return null;
 }
 
-export function MergePanel(props: { proposal: Schemas["Proposal"]; sourceHead: string | null; onChanged(): void }) {
+export function MergePanel(props: { proposal: Schemas["Proposal"]; sourceHead: string | null }) {
   const { proposal } = props;
-  const api = useApi();
   const { whoami } = useSession();
-  const action = useAction();
+  const mergeWrite = useMergeProposal(proposal);
+  const closeWrite = useCloseProposal(proposal);
   const [message, setMessage] = useState("");
-  const path = { domain: proposal.domain, proposal: proposal.id };
   const mayMerge = hasPermission(whoami, proposal.domain, proposal.target_ref, "proposal.merge");
   const mayClose = mayMerge || whoami?.principal === proposal.created_by;
   const refusals = mergeRefusals(proposal, mayMerge);
+  // One refusal shows at a time: the one of the last try, merge or close.
+  const busy = mergeWrite.isPending || closeWrite.isPending;
+  const problem = mergeWrite.error ?? closeWrite.error;
 
-  async function merge() {
-    await action.run(() =>
-      data(
-        api.POST("/api/v1/domains/{domain}/proposals/{proposal}/merge", {
-          params: { path },
-          body: { message: message.trim() || null, expected_source_head: props.sourceHead },
-        }),
-      ),
-    );
-    // Merged or refused, the Proposal changed (status, Conflicts found by the attempt): read it again.
-    props.onChanged();
+  function merge() {
+    closeWrite.reset();
+    mergeWrite.mutate({ message: message.trim() || null, expected_source_head: props.sourceHead });
   }
 
-  async function close() {
-    if ((await action.run(() => data(api.POST("/api/v1/domains/{domain}/proposals/{proposal}/close", { params: { path } })))) !== null)
-      props.onChanged();
+  function close() {
+    mergeWrite.reset();
+    closeWrite.mutate();
   }
 
   const merged = proposal.merged_revision;
-  const hint = action.problem ? refusalHint(action.problem.code) : null;
+  const hint = problem ? refusalHint(problem.code) : null;
   return (
     <section aria-labelledby="merge-heading">
       <h2 id="merge-heading">Merge</h2>
@@ -85,11 +81,11 @@ export function MergePanel(props: { proposal: Schemas["Proposal"]; sourceHead: s
                 Merge message
                 <input value={message} onChange={(e) => setMessage(e.target.value)} placeholder="optional" />
               </label>
-              <button type="button" className="primary" disabled={refusals.length > 0 || action.busy} onClick={() => void merge()}>
+              <button type="button" className="primary" disabled={refusals.length > 0 || busy} onClick={merge}>
                 Merge
               </button>
               {mayClose && (
-                <button type="button" disabled={action.busy} onClick={() => void close()}>
+                <button type="button" disabled={busy} onClick={close}>
                   Close Proposal
                 </button>
               )}
@@ -97,9 +93,9 @@ export function MergePanel(props: { proposal: Schemas["Proposal"]; sourceHead: s
           )}
         </>
       )}
-      {action.problem && (
+      {problem && (
         <>
-          <ProblemView problem={action.problem} />
+          <ProblemView problem={problem} />
           {hint && <p>{hint}</p>}
         </>
       )}

@@ -3,12 +3,12 @@
 // their own, 409 self-approval); anyone else reads why it is not there.
 import { useState } from "react";
 
-import { data, type Schemas } from "../api/client";
+import type { Schemas } from "../api/client";
+import { useReviewProposal } from "../api/queries";
 import { ProblemView } from "../components/Problem";
-import { useApi, useSession } from "../session";
+import { useSession } from "../session";
 import { shortTime } from "./format";
 import { hasPermission } from "./grants";
-import { useAction } from "./useAction";
 
 type Verdict = Schemas["ReviewRequest"]["verdict"];
 
@@ -26,28 +26,16 @@ function whyNoForm(proposal: Schemas["Proposal"], principal: string | null, mayR
   return null;
 }
 
-export function Reviews(props: { proposal: Schemas["Proposal"]; onReviewed(): void }) {
+export function Reviews(props: { proposal: Schemas["Proposal"] }) {
   const { proposal } = props;
-  const api = useApi();
   const { whoami } = useSession();
-  const action = useAction();
+  const write = useReviewProposal(proposal);
   const [body, setBody] = useState("");
   const mayReview = hasPermission(whoami, proposal.domain, proposal.target_ref, "proposal.review");
   const why = whyNoForm(proposal, whoami?.principal ?? null, mayReview);
 
-  async function review(verdict: Verdict) {
-    const done = await action.run(() =>
-      data(
-        api.POST("/api/v1/domains/{domain}/proposals/{proposal}/reviews", {
-          params: { path: { domain: proposal.domain, proposal: proposal.id } },
-          body: { verdict, body },
-        }),
-      ),
-    );
-    if (done !== null) {
-      setBody("");
-      props.onReviewed();
-    }
+  function review(verdict: Verdict) {
+    write.mutate({ verdict, body }, { onSuccess: () => setBody("") });
   }
 
   return (
@@ -88,8 +76,8 @@ export function Reviews(props: { proposal: Schemas["Proposal"]; onReviewed(): vo
                 key={verdict}
                 type="button"
                 className={verdict === "approve" ? "primary" : undefined}
-                disabled={action.busy}
-                onClick={() => void review(verdict)}
+                disabled={write.isPending}
+                onClick={() => review(verdict)}
               >
                 {label}
               </button>
@@ -97,7 +85,7 @@ export function Reviews(props: { proposal: Schemas["Proposal"]; onReviewed(): vo
           </div>
         </form>
       )}
-      {action.problem && <ProblemView problem={action.problem} />}
+      {write.error && <ProblemView problem={write.error} />}
     </section>
   );
 }

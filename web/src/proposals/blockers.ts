@@ -42,7 +42,8 @@ export function mergeRefusals(proposal: Proposal, mayMerge: boolean): string[] {
 
 /** The approval state in a few words: "approved (1 of 1)", "0 of 1 approvals", "none required". */
 export function approvalState(approval: Schemas["Approval"]): string {
-  if (approval.required === 0) return approval.approvals ? `none required (${approval.approvals} given)` : "none required";
+  if (approval.required === 0)
+    return approval.approvals ? `none required (${approval.approvals} given)` : "none required";
   if (approval.satisfied) return `approved (${approval.approvals} of ${approval.required})`;
   return `${approval.approvals} of ${approval.required} approvals`;
 }
@@ -52,6 +53,7 @@ export function mergeNotes(proposal: Proposal): string[] {
   if (proposal.status !== "open" || !proposal.attempt) return [];
   if (proposal.attempt.result === "merge")
     return ["The target moved since the source was cut: the merge combines the changes of both sides."];
-  if (proposal.attempt.result === "up_to_date") return ["The target has every change of the source already: the merge brings nothing."];
+  if (proposal.attempt.result === "up_to_date")
+    return ["The target has every change of the source already: the merge brings nothing."];
   return [];
 }

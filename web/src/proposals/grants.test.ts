@@ -29,7 +29,9 @@ describe("grants", () => {
     expect(hasPermission(reviewer, "supply", "main", "proposal.merge")).toBe(true);
     expect(hasPermission(reviewer, "other", "main", "proposal.merge")).toBe(false);
     expect(hasPermission(agent, "supply", "main", "proposal.review")).toBe(false);
-    expect(hasPermission(whoami([{ branch: null, permissions: ["proposal.review"] }]), "supply", "main", "proposal.review")).toBe(true);
+    expect(
+      hasPermission(whoami([{ branch: null, permissions: ["proposal.review"] }]), "supply", "main", "proposal.review"),
+    ).toBe(true);
     expect(hasPermission(null, "supply", "main", "proposal.review")).toBe(false);
   });
 });

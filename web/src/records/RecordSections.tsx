@@ -3,13 +3,12 @@
 import { useState } from "react";
 import { Link } from "react-router-dom";
 
-import { data, type Schemas } from "../api/client";
-import { useRead } from "../api/useRead";
+import type { Schemas } from "../api/client";
+import { useRecordExplain, useRecordHistory, useRelationLinks } from "../api/queries";
 import { ProblemView } from "../components/Problem";
-import { pointQuery, pointSearch, useReadPoint } from "../components/readPoint";
+import { pointSearch, useReadPoint } from "../components/readPoint";
 import { RecordLink } from "../components/RecordLink";
 import { useDomain } from "../components/schema";
-import { useApi } from "../session";
 import { BeforeAfterTable, ValueText } from "./values";
 
 interface Target {
@@ -37,23 +36,14 @@ export function LinksSection(props: Target & { counts: Record<string, number> })
 }
 
 function RelationLinks(props: Target & { relation: string; count: number }) {
-  const api = useApi();
   const { domain } = useDomain();
   const point = useReadPoint();
   const [open, setOpen] = useState(props.count <= 10);
-  const read = useRead(
-    () =>
-      open
-        ? data(
-            api.GET("/api/v1/domains/{domain}/kinds/{kind}/records/{key}/links/{relation}", {
-              params: {
-                path: { domain, kind: props.kind, key: props.recordKey, relation: props.relation },
-                query: { ...pointQuery(point), limit: 100 },
-              },
-            }),
-          )
-        : Promise.resolve(null),
-    [api, domain, props.kind, props.recordKey, props.relation, open, point.branch, point.at],
+  const read = useRelationLinks(
+    domain,
+    { kind: props.kind, key: props.recordKey, relation: props.relation },
+    point,
+    open,
   );
   const self = `${props.kind}/${props.recordKey}`;
   return (
@@ -98,18 +88,9 @@ function RelationLinks(props: Target & { relation: string; count: number }) {
 type Change = Schemas["HistoryPage"]["changes"][number];
 
 export function HistorySection(props: Target) {
-  const api = useApi();
   const { domain } = useDomain();
   const point = useReadPoint();
-  const read = useRead(
-    () =>
-      data(
-        api.GET("/api/v1/domains/{domain}/kinds/{kind}/records/{key}/history", {
-          params: { path: { domain, kind: props.kind, key: props.recordKey }, query: { ...pointQuery(point), values: true, limit: 50 } },
-        }),
-      ),
-    [api, domain, props.kind, props.recordKey, point.branch, point.at],
-  );
+  const read = useRecordHistory(domain, props.kind, props.recordKey, point);
   if (read.problem) return <ProblemView problem={read.problem} />;
   if (!read.data) return <p className="loading">Loading the history…</p>;
   return (
@@ -152,18 +133,9 @@ function ChangeView(props: { change: Change }) {
 }
 
 export function ExplainSection(props: Target) {
-  const api = useApi();
   const { domain } = useDomain();
   const point = useReadPoint();
-  const read = useRead(
-    () =>
-      data(
-        api.GET("/api/v1/domains/{domain}/kinds/{kind}/records/{key}/explain", {
-          params: { path: { domain, kind: props.kind, key: props.recordKey }, query: pointQuery(point) },
-        }),
-      ) as Promise<Schemas["ExplainAnswer"]>,
-    [api, domain, props.kind, props.recordKey, point.branch, point.at],
-  );
+  const read = useRecordExplain(domain, props.kind, props.recordKey, point);
   if (read.problem) return <ProblemView problem={read.problem} />;
   if (!read.data) return <p className="loading">Loading explain…</p>;
   const explain = read.data;

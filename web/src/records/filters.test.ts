@@ -53,11 +53,13 @@ describe("the query of a table", () => {
   });
 
   it("sends one predicate alone and none without filters", () => {
-    expect(queryBody("Supplier", supplier, readTable(new URLSearchParams("city__contains=Poz")), {}, 10).where).toEqual({
-      attr: "city",
-      op: "contains",
-      value: "Poz",
-    });
+    expect(queryBody("Supplier", supplier, readTable(new URLSearchParams("city__contains=Poz")), {}, 10).where).toEqual(
+      {
+        attr: "city",
+        op: "contains",
+        value: "Poz",
+      },
+    );
     expect(queryBody("Supplier", supplier, readTable(new URLSearchParams("")), {}, 10)).not.toHaveProperty("where");
   });
 });

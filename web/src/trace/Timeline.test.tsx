@@ -13,7 +13,16 @@ const PAYLOAD = "<img src=x onerror=alert(1)>";
 describe("Timeline", () => {
   const steps = [
     step({ step: 1, tool: "get_record", cache: "hit" }),
-    step({ step: 2, type: "note", method: null, route: null, status: null, latency_ms: null, note: PAYLOAD, note_step: 1 }),
+    step({
+      step: 2,
+      type: "note",
+      method: null,
+      route: null,
+      status: null,
+      latency_ms: null,
+      note: PAYLOAD,
+      note_step: 1,
+    }),
     step({
       step: 3,
       at: "2026-12-03T16:00:30.000Z",
@@ -47,7 +56,9 @@ describe("Timeline", () => {
   });
 
   it("makes each call a button that says whether it is selected", () => {
-    expect(show(1)).toContain('<button type="button" aria-pressed="true">get_record · GET /api/v1/domains/{domain}/kinds/{kind}/records/{key}</button>');
+    expect(show(1)).toContain(
+      '<button type="button" aria-pressed="true">get_record · GET /api/v1/domains/{domain}/kinds/{kind}/records/{key}</button>',
+    );
     expect(show(null)).not.toContain('aria-pressed="true"');
   });
 });

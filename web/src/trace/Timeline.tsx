@@ -92,7 +92,9 @@ export function Timeline(props: TimelineProps) {
                 ) : null}
                 {step.proposal_id ? (
                   <div>
-                    <Link to={`/${encodeURIComponent(step.domain_id ?? props.domain)}/proposals/${encodeURIComponent(step.proposal_id)}`}>
+                    <Link
+                      to={`/${encodeURIComponent(step.domain_id ?? props.domain)}/proposals/${encodeURIComponent(step.proposal_id)}`}
+                    >
                       Proposal {step.proposal_id}
                     </Link>
                   </div>

@@ -1,41 +1,15 @@
-// Who the app calls Keeper as. Token mode keeps the pasted API key in memory only (a reload signs
-// out); session mode trades the key for Keeper's session cookie (HttpOnly) and keeps the CSRF
-// token the session answers; mode none needs no sign-in (Keeper in auth mode none).
-import { createContext, useCallback, useContext, useEffect, useMemo, useState } from "react";
+// Signs in, as the auth mode of the configuration says (session.ts), and provides the Session.
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { ReactNode } from "react";
 
-import { ApiProblem, data, keeper, type Credential, type Keeper, type Schemas } from "./api/client";
+import { ApiProblem, asProblem, data, keeper, type Credential, type Keeper, type Schemas } from "./api/client";
 import type { WebConfig } from "./config";
 import { authorizationUrl, CALLBACK_PATH, completeSignIn } from "./oidc";
-
-export interface Session {
-  config: WebConfig;
-  credential: Credential;
-  api: Keeper;
-  whoami: Schemas["Whoami"] | null;
-  signIn(apiKey: string): Promise<void>;
-  /** Sends the browser to the OIDC issuer; it comes back to CALLBACK_PATH. */
-  signInAtIssuer(): Promise<void>;
-  /** Why the last sign-in at the issuer failed, shown on the sign-in screen. */
-  issuerProblem: ApiProblem | null;
-  signOut(): Promise<void>;
-}
-
-const SessionContext = createContext<Session | null>(null);
+import { SessionContext, type Session } from "./session";
 
 /** The one trade of the issuer's code of this page load (a code is good once; StrictMode runs
  * effects twice in development). */
 let callback: ReturnType<typeof completeSignIn> | null = null;
-
-export function useSession(): Session {
-  const found = useContext(SessionContext);
-  if (found === null) throw new Error("useSession outside SessionProvider");
-  return found;
-}
-
-export function useApi(): Keeper {
-  return useSession().api;
-}
 
 export function SessionProvider(props: { config: WebConfig; children: ReactNode }) {
   const { config } = props;
@@ -52,7 +26,7 @@ export function SessionProvider(props: { config: WebConfig; children: ReactNode 
   useEffect(() => {
     // Mode none is signed in already; session mode may have a cookie from before.
     let cancelled = false;
-    (async () => {
+    void (async () => {
       try {
         if (config.authMode === "session" && window.location.pathname === CALLBACK_PATH) {
           // Back from the issuer: trade its code for a session, then go where the user was.
@@ -67,7 +41,7 @@ export function SessionProvider(props: { config: WebConfig; children: ReactNode 
             await identify(keeper(config.keeperUrl, next));
           } catch (error) {
             window.history.replaceState(null, "", "/");
-            if (!cancelled) setIssuerProblem(error instanceof ApiProblem ? error : new ApiProblem(0, { title: String(error) }));
+            if (!cancelled) setIssuerProblem(asProblem(error));
           }
         } else if (config.authMode === "session") {
           const plain = keeper(config.keeperUrl, { mode: "session" });
