@@ -19,10 +19,9 @@ from lorebase_guide.exploration import Caller, Event, Exploration, explore
 from lorebase_guide.tools import TOOLS, DomainNames
 from lorebase_inference import ChatEndpoint, ChatModel
 from lorebase_inference.testing import RecordedRequest, Reply, ScriptedModelServer
-from lorebase_keeper.testing import DemoKeeper, demo_keeper
+from lorebase_keeper.testing import DemoKeeper, demo_keeper, wait_for_session
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
-from lorebase_store import Store, TraceSession
 
 ROOT = Path(__file__).resolve().parents[3]
 SUPPLY = ROOT / "examples" / "supply"
@@ -118,20 +117,6 @@ def names(events: list[Event]) -> list[str]:
 
 def of(events: list[Event], name: str) -> list[dict[str, Any]]:
     return [data for event, data in events if event == name]
-
-
-def wait_for_session(
-    store: Store, principal: str, session_id: str, steps: int, timeout_s: float = 10.0
-) -> TraceSession:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        found = store.trace_session(principal, session_id)
-        if found is not None and len(found.steps) >= steps:
-            return found
-        if time.monotonic() > deadline:
-            held = 0 if found is None else len(found.steps)
-            raise AssertionError(f"session {session_id} holds {held} steps, not {steps}")
-        time.sleep(0.05)
 
 
 async def test_every_event_in_order_with_every_member(keeper: LiveKeeper) -> None:
@@ -598,6 +583,24 @@ async def test_notes_false_keeps_the_headers_and_posts_no_note(keeper: LiveKeepe
     assert all(r.headers["X-Lorebase-Session"] == session_id for r in transport.requests)
     found = wait_for_session(keeper.store, "usr_admin", session_id, 3)
     assert [s.type for s in found.steps] == ["call", "call", "call", "call"]
+
+
+async def test_notes_go_to_the_configured_notes_path(keeper: LiveKeeper) -> None:
+    """guide.trace.notes_path names the route; a route Keeper refuses stops the notes only."""
+    transport = Recording()
+    script = [
+        step("get", {"ref": "Part/P-10007"}, "Read the pump."),
+        answer("A pump.", ["Part/P-10007"]),
+    ]
+    moved = "/api/v1/trace/sessions/{session}/remarks"
+    with ScriptedModelServer(script) as server:
+        events = await run(keeper, server, transport=transport, trace={"notes_path": moved})
+    session_id = of(events, "session")[0]["session_id"]
+    posted = [r for r in transport.requests if r.method == "POST" and "/trace/" in r.url.path]
+    assert [r.url.path for r in posted] == [f"/api/v1/trace/sessions/{session_id}/remarks"]
+    assert of(events, "answer")[0]["found"] is True
+    found = wait_for_session(keeper.store, "usr_admin", session_id, 3)
+    assert not [s for s in found.steps if s.type == "note"]
 
 
 async def test_trace_disabled_sends_no_header_and_no_note(keeper: LiveKeeper) -> None:

@@ -628,11 +628,16 @@ def _trace_session_path(session_id: str, *parts: str) -> str:
 
 
 def trace_note(
-    session_id: str, text: str, *, step: int | None, domain_id: str | None
+    session_id: str, text: str, *, step: int | None, domain_id: str | None, path: str | None = None
 ) -> ApiRequest:
     body = {"text": text, "step": step, "domain_id": domain_id}
     document = {name: value for name, value in body.items() if value is not None}
-    return ApiRequest("POST", _trace_session_path(session_id, "notes"), body=document)
+    where = (
+        _trace_session_path(session_id, "notes")
+        if path is None
+        else path.replace("{session}", segment(session_id, "session id"))
+    )
+    return ApiRequest("POST", where, body=document)
 
 
 def trace_sessions(

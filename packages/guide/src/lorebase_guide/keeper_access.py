@@ -117,6 +117,7 @@ class TraceNotes:
                 text[: self._trace.max_note_chars],
                 step=step,
                 domain_id=self._domain,
+                path=self._trace.notes_path,
             )
         except httpx.HTTPError as exc:
             logger.warning("trace note not posted (%s); no further notes", type(exc).__name__)

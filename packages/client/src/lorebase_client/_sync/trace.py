@@ -27,14 +27,17 @@ class TraceCalls:
         *,
         step: int | None = None,
         domain_id: str | None = None,
+        path: str | None = None,
     ) -> bool:
         """Add a note (opaque text, such as a model's reasoning) to a session.
 
         `step` is the step the note is about, `domain_id` the Domain it belongs to (a grant
         there is needed; without one only installation administrators see it besides you).
-        Returns whether Keeper queued it: False when tracing is off or its queue is full.
+        `path` is the notes route when Keeper's is elsewhere (`{session}` stands for the
+        session id; Guide's guide.trace.notes_path). Returns whether Keeper queued it: False
+        when tracing is off or its queue is full.
         """
-        request = routes.trace_note(session_id, text, step=step, domain_id=domain_id)
+        request = routes.trace_note(session_id, text, step=step, domain_id=domain_id, path=path)
         answer = self._call(request)
         return answer.get("recorded") is True
 
