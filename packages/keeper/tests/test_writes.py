@@ -13,12 +13,13 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
+from packages.store.tests.test_preparing import domain_rows
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
+from lorebase_store.testing import statements_run
 
 pytestmark = pytest.mark.anyio
 
@@ -240,6 +241,22 @@ async def test_a_direct_write_commits_once_and_a_retry_replays_it(
         headers=headers,
     )
     assert_problem(other, 409, "idempotency-key-reused")
+
+
+async def test_a_direct_write_reads_the_domain_row_once_before_its_write(
+    api: httpx.AsyncClient, callers: Callers, supply: Store
+) -> None:
+    await work_branch(api, callers)
+    request = {"parameters": {"key": "S-1001", "risk_score": 75}, "branch": "work"}
+    headers = {**callers.editor, "Idempotency-Key": "one-read"}
+    with statements_run(supply) as seen:
+        answer = await api.post(
+            f"{API}/operations/update_supplier/execute", json=request, headers=headers
+        )
+    assert answer.status_code == 200, answer.text
+    # one read transaction prepares it (lorebase_store.prepare_write); the write transaction
+    # reads the row for the idempotency key and again with the branch it commits on
+    assert len(domain_rows(seen)) == 3
 
 
 async def test_a_moved_expected_head_is_409_stale_head(

@@ -147,6 +147,7 @@ from lorebase_store.writes.executions import (
 )
 from lorebase_store.writes.ids import new_id
 from lorebase_store.writes.merges import ConflictResolution, FoundConflict, MergePlan
+from lorebase_store.writes.preparing import PreparedWrite, prepare_write
 from lorebase_store.writes.proposals.shapes import (
     Attempt,
     ConflictInfo,
@@ -232,6 +233,7 @@ __all__ = [
     "OidcBinding",
     "OidcIdentity",
     "OutgoingDelivery",
+    "PreparedWrite",
     "PrincipalInfo",
     "PrincipalType",
     "ProposalInfo",
@@ -292,6 +294,7 @@ __all__ = [
     "list_deliveries",
     "list_webhooks",
     "new_id",
+    "prepare_write",
     "prune_deliveries",
     "query_sql",
     "record_misses",

@@ -4,6 +4,15 @@ An answer's ETag is `"<revision>.<digest>"`: the Revision it was read at and 16 
 SHA-256 over the request (method, path, query parameters, body) and the caller's read scope. The
 same request at the same Revision returns the same bytes, so answers are cached under their ETag:
 a commit moves the head, and with it every ETag, so a cached answer is never stale.
+
+Keeper keeps answers in two places, each a `KeptAnswers`: `AnswerCache` here, by ETag, and the
+fast path (`fast_answers.FastAnswers`), by a digest of the request, its credential and the
+`HeadWatch` token. They are two because they answer at two depths and know different things
+when they look: the fast path answers before routing, authentication against the store and the
+worker thread, so it knows only the request's bytes and whether anything was written since; the
+answer cache answers once the read has opened its transaction, so it knows the Revision and the
+read scope, which is what the ETag (and so every 304) is made of. They share one rule of
+invalidation, `KeptAnswers`'s: nothing is ever invalidated.
 """
 
 from __future__ import annotations
@@ -12,10 +21,10 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from fastapi import Request, Response
 
@@ -50,38 +59,57 @@ class AnswerSlot:
 ANSWER_SLOT: ContextVar[AnswerSlot | None] = ContextVar("lorebase_answer_slot", default=None)
 
 
-class AnswerCache:
-    """Rendered answers by ETag, least recently used out first."""
+Key = TypeVar("Key", bound=Hashable)
+Kept = TypeVar("Kept")
 
-    def __init__(self, settings: CacheSettings) -> None:
+
+class KeptAnswers(Generic[Key, Kept]):
+    """Answers kept in memory within keeper.cache's limits, least recently used out first.
+
+    The one rule of both answer caches: an answer is kept under a key that names everything it
+    depends on, what it was read at included (the ETag's Revision, the fast path's `HeadWatch`
+    token). A write never looks for entries to drop: it changes the key the next read looks up,
+    and what was kept before is no longer found and leaves as the least recently used.
+    """
+
+    def __init__(self, settings: CacheSettings, size: Callable[[Kept], int]) -> None:
         self.max_entries = settings.max_entries
         self.max_entry_bytes = settings.max_entry_bytes
-        self._entries: OrderedDict[str, Rendered] = OrderedDict()
+        self._size = size
+        self._entries: OrderedDict[Key, Kept] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, etag: str) -> Rendered | None:
+    def get(self, key: Key) -> Kept | None:
         with self._lock:
-            found = self._entries.get(etag)
+            found = self._entries.get(key)
             if found is not None:
-                self._entries.move_to_end(etag)
+                self._entries.move_to_end(key)
             return found
 
-    def put(self, etag: str, rendered: Rendered) -> None:
-        if self.max_entries == 0 or len(rendered.body) > self.max_entry_bytes:
+    def put(self, key: Key, kept: Kept) -> None:
+        """Keep `kept` unless it is larger than an entry may be (or nothing is kept)."""
+        if self.max_entries == 0 or self._size(kept) > self.max_entry_bytes:
             return
         with self._lock:
-            self._entries[etag] = rendered
-            self._entries.move_to_end(etag)
+            self._entries[key] = kept
+            self._entries.move_to_end(key)
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
 
 
-def render_json(body: Any) -> bytes:
+class AnswerCache(KeptAnswers[str, Rendered]):
+    """Rendered answers by ETag."""
+
+    def __init__(self, settings: CacheSettings) -> None:
+        super().__init__(settings, lambda rendered: len(rendered.body))
+
+
+def render_json(body: object) -> bytes:
     """Compact UTF-8 JSON; the caller builds `body` in a deterministic order."""
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
 
 
-def request_digest(request: Request, body: Any, scope: ReadScope | None) -> str:
+def request_digest(request: Request, body: object, scope: ReadScope | None) -> str:
     text = canonical_json(
         {
             "method": request.method,
@@ -111,8 +139,8 @@ def stamped(
     *,
     revision: str | None,
     scope: ReadScope | None,
-    compute: Callable[[str], Any],
-    body: Any = None,
+    compute: Callable[[str], object],
+    body: object = None,
     markdown: bool = False,
 ) -> Response:
     """The answer to a read at `revision`: a 304, a cached rendering, or `compute(etag)` rendered.
@@ -150,7 +178,7 @@ def stamped(
     return Response(rendered.body, media_type=rendered.media_type, headers=headers)
 
 
-def plain(body: Any, *, status: int = 200, revision: str | None = None) -> Response:
+def plain(body: object, *, status: int = 200, revision: str | None = None) -> Response:
     """An answer that is not cached (writes, and reads of mutable state such as branches)."""
     headers = {"Cache-Control": "no-store"}
     if revision is not None:

@@ -2,8 +2,9 @@
 
 A read's answer depends on the request, the caller's grants and what the store holds. This
 middleware keeps the answer of each read that gave a stamped answer (answers.py) under a digest
-of the request (method, path, query, body, Accept) and its credential, with the `HeadWatch`
-token taken before the read began. The same request again is answered from memory, without a
+of the request (method, path, query, body, Accept), its credential and the `HeadWatch` token
+taken before the read began (`answers.KeptAnswers`: a write changes the token, and with it the
+key, so nothing kept is ever stale). The same request again is answered from memory, without a
 worker thread, a read transaction or routing, while
 
 - the token is unchanged: nothing a read can show has been written since (this process's
@@ -23,9 +24,7 @@ a session cookie or an OIDC token, and anything but GET and POST.
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -34,7 +33,7 @@ from lorebase_core.errors import QuotaExceeded, RateLimited
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.auth.rate_limits import RATE_CHARGED, RATE_DECISION
 from lorebase_keeper.middleware.body_limit import BODY
-from lorebase_keeper.reads.answers import ANSWER_SLOT, AnswerSlot, etag_candidates
+from lorebase_keeper.reads.answers import ANSWER_SLOT, AnswerSlot, KeptAnswers, etag_candidates
 from lorebase_keeper.reads.reading import Keeper
 from lorebase_keeper.trace.context import current_step
 from lorebase_store import HeadToken, HeadWatch
@@ -44,13 +43,16 @@ _NOT_MODIFIED_DROPS = {b"content-type", b"content-length"}
 
 @dataclass(frozen=True)
 class _Kept:
-    token: HeadToken
     principal: Principal
     etag: str
     headers: list[tuple[bytes, bytes]]  # of the 304
     answer: tuple[list[tuple[bytes, bytes]], bytes] | None  # the 200's headers and body
-    route: Any
-    path_params: dict[str, Any]
+    route: object
+    path_params: dict[str, object]
+
+    @property
+    def size(self) -> int:
+        return len(self.answer[1]) if self.answer is not None else 0
 
 
 class FastAnswers:
@@ -60,10 +62,9 @@ class FastAnswers:
         self.app = app
         self.keeper = keeper
         self.heads = heads
-        cache = keeper.settings.keeper.cache
-        self.max_entries = cache.max_entries
-        self.max_entry_bytes = cache.max_entry_bytes
-        self._kept: OrderedDict[bytes, _Kept] = OrderedDict()
+        self._kept: KeptAnswers[bytes, _Kept] = KeptAnswers(
+            keeper.settings.keeper.cache, lambda kept: kept.size
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -79,16 +80,14 @@ class FastAnswers:
             return
         known = self.keeper.authenticator.known_principal(Request(scope))
         if known is not None:
-            kept = self._kept.get(_key(scope, known[0]))
-            if kept is not None and await self._answered(kept, token, known[1], scope, send):
+            kept = self._kept.get(_key(scope, known[0], token))
+            if kept is not None and await self._answered(kept, known[1], scope, send):
                 return
         await self._read(token, scope, receive, send)
 
-    async def _answered(
-        self, kept: _Kept, token: HeadToken, principal: Principal, scope: Scope, send: Send
-    ) -> bool:
+    async def _answered(self, kept: _Kept, principal: Principal, scope: Scope, send: Send) -> bool:
         """Answer from `kept` when it still stands; False: the usual way must answer."""
-        if kept.token != token or kept.principal != principal:
+        if kept.principal != principal:
             return False
         candidates = etag_candidates(_header(scope, b"if-none-match"))
         not_modified = kept.etag in candidates or "*" in candidates
@@ -142,19 +141,16 @@ class FastAnswers:
         known = self.keeper.authenticator.known_principal(Request(scope))
         if known is None or known[1] != slot.principal:
             return  # a session or token, or grants read again meanwhile
-        key = _key(scope, known[0])
+        key = _key(scope, known[0], token)
         body = b"".join(chunks)
-        if len(body) > self.max_entry_bytes:
-            return
         answer = (headers, body) if status == 200 else None
         if answer is None:
             previous = self._kept.get(key)
-            if previous is not None and previous.token == token and previous.etag == slot.etag:
+            if previous is not None and previous.etag == slot.etag:
                 answer = previous.answer  # a 304 after a 200 keeps the 200
-        self._keep(
+        self._kept.put(
             key,
             _Kept(
-                token=token,
                 principal=slot.principal,
                 etag=slot.etag,
                 headers=[pair for pair in headers if pair[0] not in _NOT_MODIFIED_DROPS],
@@ -164,12 +160,6 @@ class FastAnswers:
             ),
         )
 
-    def _keep(self, key: bytes, kept: _Kept) -> None:
-        self._kept[key] = kept
-        self._kept.move_to_end(key)
-        while len(self._kept) > self.max_entries:
-            self._kept.popitem(last=False)
-
 
 def _header(scope: Scope, name: bytes) -> str | None:
     for header, value in scope.get("headers", []):
@@ -178,9 +168,10 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _key(scope: Scope, credential: str) -> bytes:
-    """A digest of what a read's answer depends on besides the store: the request, its Accept
-    header and the credential (as the authenticator's cache key: a digest, never the key)."""
+def _key(scope: Scope, credential: str, token: HeadToken) -> bytes:
+    """A digest of what a read's answer depends on: the request, its Accept header, the
+    credential (as the authenticator's cache key: a digest, never the key) and the token of
+    what the store held when it was read."""
     digest = hashlib.sha256()
     for part in (
         scope["method"].encode(),
@@ -188,6 +179,7 @@ def _key(scope: Scope, credential: str) -> bytes:
         scope.get("query_string", b""),
         (_header(scope, b"accept") or "").encode(),
         credential.encode(),
+        repr(token).encode(),
     ):
         digest.update(len(part).to_bytes(8, "big"))
         digest.update(part)

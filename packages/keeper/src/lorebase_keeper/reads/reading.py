@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
 
 from fastapi import Request, Response
 
@@ -14,10 +14,11 @@ from lorebase_core.errors import HistoryForbidden, InvalidInput, Issue
 from lorebase_keeper.auth.authenticate import Authenticator
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.reads.answers import ANSWER_SLOT, AnswerCache, stamped
+from lorebase_keeper.shapes.common import StampedJson
 from lorebase_keeper.trace.context import StepContext, current_step
 from lorebase_keeper.trace.recorder import Recorder
 from lorebase_platform.settings import PageSettings, Settings
-from lorebase_store import Reader, Store
+from lorebase_store import Reader, Statistics, Store
 
 
 @dataclass
@@ -52,16 +53,22 @@ class Read:
     def branch(self) -> str:
         return self.reader.view.branch.name
 
-    def stamp(self) -> dict[str, object]:
+    @cached_property
+    def statistics(self) -> Statistics | None:
+        """The statistics of the Domain's default branch (None when never counted), read once
+        per answer: the ETag's mark and the coverage block see the same (`coverage`)."""
+        return self.reader.statistics()
+
+    def stamp(self) -> StampedJson:
         """The members every answer starts with."""
         return {"domain": self.domain, "branch": self.branch, "revision": self.reader.revision}
 
     def answer(
         self,
         request: Request,
-        compute: Callable[[str], Any],
+        compute: Callable[[str], object],
         *,
-        body: Any = None,
+        body: object = None,
         markdown: bool = False,
     ) -> Response:
         """The revision-stamped answer of this read (`answers.stamped`: ETag, 304, cache)."""

@@ -9,8 +9,11 @@ Settings come from keeper.agent_writes and keeper.operations, overridden per Dom
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import partial
-from typing import Any
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from lorebase_core.errors import InvalidInput, Issue
 from lorebase_core.operations import execution_summary
@@ -24,14 +27,19 @@ from lorebase_core.proposal_policy import (
     satisfied,
 )
 from lorebase_core.schema import Schema
+from lorebase_core.values import CanonicalValue
+from lorebase_keeper.shapes.common import HintJson
+from lorebase_keeper.writes.bodies import ApprovalJson
 from lorebase_platform.settings import AgentWritesSettings, OperationsSettings, Settings
 from lorebase_store import Describe, DomainInfo, ProposalInfo
 
 API = "/api/v1/domains"
 _TASK = re.compile(r"[^a-z0-9._-]+")
 
+_Section = TypeVar("_Section", bound=BaseModel)
 
-def _override(base: Any, override: object, name: str) -> Any:
+
+def _override(base: _Section, override: object, name: str) -> _Section:
     if not override:
         return base
     if not isinstance(override, dict):
@@ -43,17 +51,13 @@ def _override(base: Any, override: object, name: str) -> Any:
 
 
 def agent_writes_of(settings: Settings, domain: DomainInfo) -> AgentWritesSettings:
-    found: AgentWritesSettings = _override(
+    return _override(
         settings.keeper.agent_writes, domain.settings.get("agent_writes"), "agent_writes"
     )
-    return found
 
 
 def operations_of(settings: Settings, domain: DomainInfo) -> OperationsSettings:
-    found: OperationsSettings = _override(
-        settings.keeper.operations, domain.settings.get("operations"), "operations"
-    )
-    return found
+    return _override(settings.keeper.operations, domain.settings.get("operations"), "operations")
 
 
 def task_slug(task: str, max_length: int) -> str:
@@ -84,9 +88,10 @@ def execution_entry(
     schema: Schema,
     agent_writes: AgentWritesSettings,
     operation: str,
-    parameters: dict[str, Any],
+    parameters: Mapping[str, CanonicalValue],
     invocation_id: str,
-) -> dict[str, Any]:
+) -> dict[str, str]:
+    """One line of a Proposal's `executions`: the invocation, its Operation and its summary."""
     summary = execution_summary(
         operation,
         schema.operations[operation],
@@ -116,22 +121,24 @@ def merge_policy(
     )
 
 
-def approval_state(operations: OperationsSettings, proposal: ProposalInfo) -> dict[str, Any]:
-    """required, approvals, satisfied; and the blockers of an open Proposal."""
+def approval_state(
+    operations: OperationsSettings, proposal: ProposalInfo
+) -> tuple[ApprovalJson, list[str]]:
+    """required, approvals, satisfied; and the blockers of an open Proposal (none else)."""
     facts = proposal.facts
     required = required_approvals(operations.required_approvals, proposal.target_protected)
-    return {
+    approval: ApprovalJson = {
         "required": required,
         "approvals": approvals(facts),
         "satisfied": satisfied(facts, required),
-        "blockers": blockers(facts, required) if proposal.status == "open" else [],
     }
+    return approval, blockers(facts, required) if proposal.status == "open" else []
 
 
 def hint(
     action: str, detail: str, method: str, href: str, permission: str | None = None
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {"action": action, "detail": detail, "method": method, "href": href}
+) -> HintJson:
+    entry: HintJson = {"action": action, "detail": detail, "method": method, "href": href}
     if permission is not None:
         entry["permission"] = permission
     return entry
@@ -139,10 +146,10 @@ def hint(
 
 def proposal_hints(
     domain: str, proposal: ProposalInfo, required: int, found_blockers: list[str]
-) -> list[dict[str, Any]]:
+) -> list[HintJson]:
     """The calls that move a Proposal forward."""
     url = proposal_url(domain, proposal.id)
-    hints: list[dict[str, Any]] = []
+    hints: list[HintJson] = []
     if proposal.status == "open":
         if "open-conflicts" in found_blockers:
             hints.append(

@@ -10,12 +10,14 @@ whether this caller's grants let it run there (`refusal` is the code execute wou
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from lorebase_core.operation_catalog import describe_operation, operation_kinds
 from lorebase_core.schema import OperationDef, Schema
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.reads.reading import Read
+from lorebase_keeper.shapes.common import JsonObject
+from lorebase_keeper.writes.bodies import ExecuteLinkJson
 from lorebase_keeper.writes.write_scope import (
     missing_permission,
     visible_operation,
@@ -24,6 +26,13 @@ from lorebase_keeper.writes.write_scope import (
 )
 
 Refusal = Literal["forbidden", "kind-forbidden"]
+
+
+class Fingerprint(TypedDict):
+    """What shapes a catalog beyond the request, the Revision and the read scope."""
+
+    protected: bool
+    refusals: dict[str, Refusal | None]
 
 
 def execute_refusal(
@@ -56,7 +65,7 @@ class OperationCatalog:
         }
 
     @property
-    def fingerprint(self) -> dict[str, Any]:
+    def fingerprint(self) -> Fingerprint:
         """What shapes the answer beyond the request, the Revision and the read scope: the
         ETag is computed over it, so a grant or a protection that changes changes the ETag."""
         return {
@@ -68,21 +77,22 @@ class OperationCatalog:
         """404 `operation-not-found` for an Operation the caller does not see, as execute."""
         visible_operation(self.schema, name, self.read.scope)
 
-    def document(self, name: str) -> dict[str, Any]:
+    def document(self, name: str) -> JsonObject:
         """The document of one visible Operation."""
         read = self.read
         found = describe_operation(
             self.schema, name, branch=read.branch, protected=read.reader.view.branch.protected
         )
         refusal = self.refusals[name]
-        found["execute"] = {
+        execute: ExecuteLinkJson = {
             "method": "POST",
             "href": f"/api/v1/domains/{read.domain}/operations/{name}/execute",
             "allowed": refusal is None,
             "refusal": refusal,
         }
+        found["execute"] = execute
         return found
 
-    def documents(self) -> list[dict[str, Any]]:
+    def documents(self) -> list[JsonObject]:
         """Every visible Operation, in the schema's order."""
         return [self.document(name) for name in self.names]

@@ -20,15 +20,15 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any
 
 from lorebase_core.access import SENSITIVITY_TAGS, ReadScope
 from lorebase_core.errors import BranchNotFound, ConflictNotFound, ProposalNotFound, quoted
 from lorebase_core.operations import execution_summary
 from lorebase_core.schema import OperationDef, Schema, ValueRules
+from lorebase_core.values import CanonicalValue
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.reads.reading import Keeper
 from lorebase_keeper.writes.agent_writes import agent_writes_of, describe
@@ -242,7 +242,7 @@ class ProposalScopes:
                 return generated
         return fallback
 
-    def _description(self, proposal: ProposalInfo, executions: list[dict[str, Any]]) -> str:
+    def _description(self, proposal: ProposalInfo, executions: list[dict[str, object]]) -> str:
         if not proposal.executions and proposal.task is None:
             return ""  # written by a person: it may be about what the caller does not see
         agent_writes = self._agent_writes
@@ -250,11 +250,11 @@ class ProposalScopes:
 
     def _masked(
         self,
-        entry: dict[str, Any],
-        parameters: dict[str, Any],
+        entry: dict[str, object],
+        parameters: Mapping[str, CanonicalValue],
         schema: Schema,
         scope: ReadScope,
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """The execution line with parameters feeding unreadable Attributes as `***`."""
         operation = schema.operations.get(str(entry.get("operation")))
         if operation is None:
@@ -282,7 +282,9 @@ class ProposalScopes:
         return {**entry, "summary": summary}
 
 
-def _with_lines(description: str, stored: list[dict[str, Any]], shown: list[dict[str, Any]]) -> str:
+def _with_lines(
+    description: str, stored: Sequence[Mapping[str, object]], shown: Sequence[Mapping[str, object]]
+) -> str:
     """The description with the execution lines whose parameters are masked now replaced."""
     lines = {entry["invocation_id"]: entry["summary"] for entry in shown}
     for entry in stored:

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from lorebase_core.access import ReadScope
 from lorebase_core.operations import MASK
 from lorebase_core.schema import Schema, ValueRules
 from lorebase_keeper.writes.agent_writes import approval_state, proposal_hints, proposal_url
+from lorebase_keeper.writes.bodies import ConflictJson, ProposalJson
 from lorebase_platform.settings import OperationsSettings
 from lorebase_store import ConflictInfo, ProposalInfo
 
 
-def proposal_json(operations: OperationsSettings, proposal: ProposalInfo) -> dict[str, Any]:
+def proposal_json(operations: OperationsSettings, proposal: ProposalInfo) -> ProposalJson:
     """A Proposal document; `operations` are the Domain's effective operations settings."""
-    state = approval_state(operations, proposal)
-    found = state.pop("blockers")
+    approval, found = approval_state(operations, proposal)
     return {
         "id": proposal.id,
         "domain": proposal.domain,
@@ -32,7 +31,7 @@ def proposal_json(operations: OperationsSettings, proposal: ProposalInfo) -> dic
         "created_at": proposal.created_at,
         "updated_at": proposal.updated_at,
         "executions": proposal.executions,
-        "approval": state,
+        "approval": approval,
         "reviews": [review.to_json() for review in proposal.reviews],
         "conflicts": {"open": proposal.open_conflicts, "resolved": proposal.resolved_conflicts},
         "attempt": proposal.attempt.to_json() if proposal.attempt is not None else None,
@@ -42,13 +41,13 @@ def proposal_json(operations: OperationsSettings, proposal: ProposalInfo) -> dic
         "merged_at": proposal.merged_at,
         "closed_by": proposal.closed_by,
         "closed_at": proposal.closed_at,
-        "next": proposal_hints(proposal.domain, proposal, state["required"], found),
+        "next": proposal_hints(proposal.domain, proposal, approval["required"], found),
     }
 
 
 def conflict_masker(
     entity: str, ref: str, attribute: str | None, schema: Schema, scope: ReadScope
-) -> Callable[[Any], Any]:
+) -> Callable[[object], object]:
     """What shows one value of a Conflict to the caller: a whole Record's or Link's values (a
     dict) masked per Attribute, the value of its one Attribute `***` when the caller may not
     read it. Shared by the Conflicts of Proposals and those a refused branch merge lists."""
@@ -61,7 +60,7 @@ def conflict_masker(
     rules = attributes.get(attribute or "")
     hidden = rules is not None and not scope.value_readable(rules)
 
-    def shown(value: Any) -> Any:
+    def shown(value: object) -> object:
         if isinstance(value, dict):
             return scope.mask(attributes, value)
         return MASK if hidden and value is not None else value
@@ -69,7 +68,7 @@ def conflict_masker(
     return shown
 
 
-def conflict_json(conflict: ConflictInfo, schema: Schema, scope: ReadScope) -> dict[str, Any]:
+def conflict_json(conflict: ConflictInfo, schema: Schema, scope: ReadScope) -> ConflictJson:
     """A Conflict with the values the caller may not read masked."""
     shown = conflict_masker(conflict.entity, conflict.ref, conflict.attribute, schema, scope)
     return {

@@ -20,7 +20,6 @@ refused branch merge lists and in `value.unique` refusals (writing is not readin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import (
@@ -34,8 +33,10 @@ from lorebase_core.errors import (
 from lorebase_core.operation_catalog import operation_kinds
 from lorebase_core.operations import MASK
 from lorebase_core.schema import OperationDef, Schema
+from lorebase_core.values import JsonValue
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.reads.reading import Keeper
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_keeper.writes.proposal_scope import hidden_parameters, operation_visible
 from lorebase_keeper.writes.proposal_shapes import conflict_masker
 
@@ -139,9 +140,9 @@ def masked_run(
     operation: OperationDef,
     schema: Schema,
     scope: ReadScope,
-    parameters: Mapping[str, Any],
+    parameters: Mapping[str, JsonValue],
     edits: list[dict[str, object]],
-) -> tuple[dict[str, Any], list[dict[str, object]]]:
+) -> tuple[dict[str, JsonValue], list[JsonObject]]:
     """A dry run's parameters and edits with the values the caller may not read as `***`."""
     hidden = hidden_parameters(operation, schema, scope)
     shown = {name: MASK if name in hidden else value for name, value in parameters.items()}
@@ -179,7 +180,9 @@ def masked_conflicts(
     return MergeConflicts(refused.detail, **{**refused.extra, "conflicts": masked})
 
 
-def _masked_conflict(conflict: dict[str, Any], schema: Schema, scope: ReadScope) -> dict[str, Any]:
+def _masked_conflict(
+    conflict: Mapping[str, object], schema: Schema, scope: ReadScope
+) -> dict[str, object]:
     """One listed Conflict (`ref`, `attribute`, `base`, `source`, `target`) masked."""
     attribute = conflict.get("attribute")
     shown = conflict_masker(

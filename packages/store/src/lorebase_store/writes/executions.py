@@ -3,7 +3,8 @@
 An execution with an idempotency key is found again by (Domain, principal, key): a retry answers
 from the invocation row instead of committing twice. The unique index on those three columns
 settles concurrent retries (SQLite serializes writers; on PostgreSQL the second insert fails and
-its whole transaction, commit included, is rolled back, then the first one's row is read).
+its whole transaction, commit included, is rolled back, then the first one's row is read). Whether
+a key was used for another request is decided by `replay_of` alone.
 
 Side effects declared by the Operation become `operation.<side effect>` events in the events
 table, in the commit's transaction, or later, once, when a reviewed execution's Proposal merges
@@ -164,7 +165,10 @@ def invocations_of_proposals(
     return found
 
 
-def _replay(existing: Invocation, digest: str) -> Executed:
+def replay_of(existing: Invocation, digest: str) -> Executed:
+    """The execution made before under the same idempotency key, replayed for a request with
+    the same digest: the one place that decides whether a key is reused for another request
+    (409 `idempotency-key-reused`), before a write and again in its transaction."""
     if existing.request_digest != digest:
         raise IdempotencyKeyReused(
             f"Idempotency key {existing.idempotency_key!r} was used for another request "
@@ -181,7 +185,7 @@ def previous_execution(
     if record.idempotency_key is None:
         return None
     existing = find_invocation(connection, domain_id, record.principal, record.idempotency_key)
-    return _replay(existing, record.request_digest) if existing is not None else None
+    return replay_of(existing, record.request_digest) if existing is not None else None
 
 
 def execute(
@@ -208,7 +212,7 @@ def execute(
             )
         if existing is None:
             raise
-        return _replay(existing, record.request_digest)
+        return replay_of(existing, record.request_digest)
 
 
 def record_execution(
