@@ -30,7 +30,13 @@ from lorebase_core.errors import (
     quoted,
     shortened,
 )
-from lorebase_core.members import json_object, optional_text, record_refs, unknown_members
+from lorebase_core.members import (
+    json_object,
+    optional_integer,
+    optional_text,
+    record_refs,
+    unknown_members,
+)
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Direction, RelationEnd, Schema
 
@@ -149,12 +155,14 @@ def parse_traverse(
     issues = unknown_members(body, _TRAVERSE_MEMBERS)
     start = record_refs(body.get("start"), "start", schema, scope, max_start, issues)
     hops = _path(body, schema, scope, max_hops, issues)
-    limit = _integer(body, "limit", 1, max_results, max_results, issues)
+    limit = optional_integer(body, "limit", issues, low=1, high=max_results)
     branch, at = optional_text(body, "branch", issues), optional_text(body, "at", issues)
     start_kind = _start_kind(start, issues)
     _check_path(hops, start_kind, issues)
     if issues:
         raise GraphRequestInvalid(f"{len(issues)} problem(s) in the traversal request", issues)
+    if limit is None:
+        limit = max_results
     return TraverseRequest(
         start=tuple(sorted({ref for _index, ref in start}, key=str)),
         path=tuple(hop for hop in hops if hop is not None),
@@ -191,7 +199,7 @@ def parse_neighborhood(
     body = json_object(document, GraphRequestInvalid)
     issues = unknown_members(body, _NEIGHBORHOOD_MEMBERS)
     refs = record_refs(body.get("refs"), "refs", schema, scope, max_refs, issues)
-    depth = _integer(body, "depth", 0, max_depth, min(1, max_depth), issues)
+    depth = optional_integer(body, "depth", issues, low=0, high=max_depth)
     relations = _relations(body, schema, scope, issues)
     values = body.get("values", True)
     if not isinstance(values, bool):
@@ -201,7 +209,7 @@ def parse_neighborhood(
         raise GraphRequestInvalid(f"{len(issues)} problem(s) in the neighborhood request", issues)
     return NeighborhoodRequest(
         refs=tuple(sorted({ref for _index, ref in refs}, key=str)),
-        depth=depth,
+        depth=min(1, max_depth) if depth is None else depth,
         relations=relations,
         values=bool(values),
         branch=branch,
@@ -210,26 +218,6 @@ def parse_neighborhood(
 
 
 # -- members ---------------------------------------------------------------------------------
-
-
-def _integer(
-    body: Mapping[str, object],
-    member: str,
-    low: int,
-    high: int,
-    default: int,
-    issues: list[Issue],
-) -> int:
-    value = body.get(member)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int):
-        issues.append(Issue(member, f"expected an integer from {low} to {high}", "type"))
-        return default
-    if not low <= value <= high:
-        issues.append(Issue(member, f"must be from {low} to {high}, not {value}", "range"))
-        return default
-    return value
 
 
 def _relation_name(item: object, path: str, issues: list[Issue]) -> str | None:

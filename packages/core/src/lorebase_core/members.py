@@ -46,6 +46,30 @@ def optional_text(body: Mapping[str, object], member: str, issues: list[Issue]) 
     return value
 
 
+def optional_integer(
+    body: Mapping[str, object],
+    member: str,
+    issues: list[Issue],
+    *,
+    low: int,
+    high: int | None = None,
+) -> int | None:
+    """The integer `member` of `body`, from `low` (to `high` when given), or None when it is
+    absent (or, with an issue, not such an integer)."""
+    value = body.get(member)
+    if value is None:
+        return None
+    bounds = f"at least {low}" if high is None else f"from {low} to {high}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        expected = f"of {bounds}" if high is None else bounds
+        issues.append(Issue(member, f"expected an integer {expected}", "type"))
+        return None
+    if value < low or (high is not None and value > high):
+        issues.append(Issue(member, f"must be {bounds}, not {value}", "range"))
+        return None
+    return value
+
+
 def single_member(
     item: object, path: str, allowed: Collection[str], named: str, issues: list[Issue]
 ) -> tuple[str, dict[Any, Any]] | None:

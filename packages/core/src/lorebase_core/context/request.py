@@ -20,7 +20,13 @@ from typing import Literal
 from lorebase_core.access import ReadScope
 from lorebase_core.context.lenses import LensView, resolve_lens, trait_kinds
 from lorebase_core.errors import ContextRequestInvalid, Issue
-from lorebase_core.members import json_object, optional_text, record_refs, unknown_members
+from lorebase_core.members import (
+    json_object,
+    optional_integer,
+    optional_text,
+    record_refs,
+    unknown_members,
+)
 from lorebase_core.query import Query, QueryInvalid, parse_query
 from lorebase_core.refs import RecordRef
 from lorebase_core.schema import Schema
@@ -199,19 +205,6 @@ def _relations(
     return tuple(sorted({scope.relation_end(schema, name).name for name in names}))
 
 
-def _integer(body: Mapping[str, object], member: str, low: int, issues: list[Issue]) -> int | None:
-    value = body.get(member)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        issues.append(Issue(member, f"expected an integer of at least {low}", "type"))
-        return None
-    if value < low:
-        issues.append(Issue(member, f"must be at least {low}, not {value}", "range"))
-        return None
-    return value
-
-
 def _depth(
     body: Mapping[str, object], lens: LensView | None, limits: ContextLimits, issues: list[Issue]
 ) -> tuple[int, bool]:
@@ -238,7 +231,7 @@ def _capped(
 ) -> tuple[int, bool]:
     """The request's `member`, else the lens's, else `default` (within `maximum`); served at
     most at `maximum`, and whether it was cut there."""
-    value = _integer(body, member, low, issues)
+    value = optional_integer(body, member, issues, low=low)
     if value is None and member not in body:
         value = from_lens
     if value is None:

@@ -206,8 +206,9 @@ class TooManyRequests(LorebaseError):
     title = "Too many requests"
 
     def __init__(self, detail: str, *, retry_after_s: int = 1, **extra: Any) -> None:
-        super().__init__(detail, retry_after_s=max(1, int(retry_after_s)), **extra)
-        self.retry_after_s = max(1, int(retry_after_s))
+        seconds = max(1, int(retry_after_s))
+        super().__init__(detail, retry_after_s=seconds, **extra)
+        self.retry_after_s = seconds
 
 
 class Conflict(LorebaseError):

@@ -6,13 +6,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from lorebase_platform.settings.base import Section
+from lorebase_platform.settings.base import Section, count, flag, seconds, secret_reference, section
 
 
 class AuthzSettings(Section):
-    invisible_kinds: bool = Field(
-        default=True,
-        description="A request naming a Kind outside the caller's grant answers like an unknown "
+    invisible_kinds: bool = flag(
+        True,
+        "A request naming a Kind outside the caller's grant answers like an unknown "
         "Kind (404); false answers 403 kind-forbidden instead.",
     )
     grants_cache_ttl_s: float = Field(
@@ -26,17 +26,13 @@ class AuthzSettings(Section):
 class ReadAuditSettings(Section):
     """keeper.auth.audit: the read audit, who read what, for compliance (docs/trace.md)."""
 
-    reads: bool = Field(
-        default=False,
-        description="Record every read of a Domain (principal, route, Domain, branch, Revision, "
+    reads: bool = flag(
+        False,
+        "Record every read of a Domain (principal, route, Domain, branch, Revision, "
         "refs, status, time), written off the request path like the agent trace.",
     )
-    retention_days: int = Field(
-        default=365, ge=1, description="Read audit entries older than this are deleted."
-    )
-    max_refs: int = Field(
-        default=500, ge=0, description="Records and Links kept per read audit entry."
-    )
+    retention_days: int = count(365, "Read audit entries older than this are deleted.")
+    max_refs: int = count(500, "Records and Links kept per read audit entry.", ge=0)
 
 
 AuthMode = Literal["none", "api_key", "oidc", "api_key+oidc"]
@@ -46,17 +42,15 @@ AuthMode = Literal["none", "api_key", "oidc", "api_key+oidc"]
 class SessionSettings(Section):
     """keeper.auth.sessions: browser sessions made by POST /api/v1/auth/session (docs/auth.md)."""
 
-    enabled: bool = Field(
-        default=True, description="Whether POST /api/v1/auth/session makes browser sessions."
-    )
+    enabled: bool = flag(True, "Whether POST /api/v1/auth/session makes browser sessions.")
     cookie_name: str = Field(
         default="lorebase_session",
         pattern=r"^[A-Za-z0-9_-]{1,64}$",
         description="Name of the session cookie (__Host-<name> with cookie_secure).",
     )
-    cookie_secure: bool = Field(
-        default=False,
-        description="Mark the cookie Secure and name it __Host-<cookie_name>: on for every "
+    cookie_secure: bool = flag(
+        False,
+        "Mark the cookie Secure and name it __Host-<cookie_name>: on for every "
         "deployment served over HTTPS; off only for http://127.0.0.1.",
     )
     idle_timeout_s: int = Field(
@@ -74,10 +68,8 @@ class SessionSettings(Section):
         ge=1,
         description="How often a session's last use is written (at most once per interval).",
     )
-    max_per_principal: int = Field(
-        default=50,
-        ge=1,
-        description="Live sessions one principal may hold; signing in past it ends the oldest.",
+    max_per_principal: int = count(
+        50, "Live sessions one principal may hold; signing in past it ends the oldest."
     )
 
 
@@ -127,10 +119,8 @@ class OidcSettings(Section):
     client_id: str | None = Field(
         default=None, description="Keeper's client id at the issuer (sign-in and the CLI)."
     )
-    client_secret: str | None = Field(
-        default=None,
-        pattern=r"^secret://",
-        description="Client secret as a secret:// reference; empty for a public client (PKCE).",
+    client_secret: str | None = secret_reference(
+        "Client secret as a secret:// reference; empty for a public client (PKCE)."
     )
     redirect_uris: list[str] = Field(
         default_factory=list,
@@ -184,9 +174,7 @@ class OidcSettings(Section):
         description="Seconds the discovery document and signing keys are kept; an unknown key "
         "id reads them again at once (at most every 10 s).",
     )
-    timeout_s: float = Field(
-        default=5.0, gt=0, le=60, description="Timeout of requests to the issuer."
-    )
+    timeout_s: float = seconds(5.0, "Timeout of requests to the issuer.", le=60)
 
 
 class AuthSettings(Section):
@@ -197,17 +185,13 @@ class AuthSettings(Section):
         "session made with one; oidc: bearer tokens of keeper.auth.oidc's issuer or a session "
         "made by signing in there; api_key+oidc: both.",
     )
-    allow_none_off_loopback: bool = Field(
-        default=False,
-        description="Let auth mode none listen on an address other than 127.0.0.1, ::1 or "
+    allow_none_off_loopback: bool = flag(
+        False,
+        "Let auth mode none listen on an address other than 127.0.0.1, ::1 or "
         "localhost, where anyone who reaches it is an administrator with every clearance. "
         "Off: Keeper refuses to start that way.",
     )
-    authz: AuthzSettings = Field(default_factory=AuthzSettings, description="Authorization.")
-    sessions: SessionSettings = Field(
-        default_factory=SessionSettings, description="Browser sessions."
-    )
-    oidc: OidcSettings = Field(default_factory=OidcSettings, description="OpenID Connect.")
-    audit: ReadAuditSettings = Field(
-        default_factory=ReadAuditSettings, description="The read audit."
-    )
+    authz: AuthzSettings = section(AuthzSettings, "Authorization.")
+    sessions: SessionSettings = section(SessionSettings, "Browser sessions.")
+    oidc: OidcSettings = section(OidcSettings, "OpenID Connect.")
+    audit: ReadAuditSettings = section(ReadAuditSettings, "The read audit.")

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from lorebase_platform.settings.base import Section
+from lorebase_platform.settings.base import Section, count, flag, seconds, secret_reference, section
 
 
 class PricePerMillionTokens(Section):
@@ -20,10 +20,8 @@ class LlmTaskSettings(Section):
 
     base_url: str | None = Field(default=None, description="Endpoint of this task.")
     model: str | None = Field(default=None, description="Model of this task.")
-    api_key: str | None = Field(
-        default=None,
-        pattern=r"^secret://",
-        description="Key of this task (secret://env/NAME or secret://file//path).",
+    api_key: str | None = secret_reference(
+        "Key of this task (secret://env/NAME or secret://file//path)."
     )
     headers: dict[str, str] | None = Field(
         default=None, description="Extra headers of this task (values may be secret:// refs)."
@@ -51,10 +49,8 @@ class LlmSettings(Section):
         description="OpenAI-compatible endpoint (Ollama's on this machine by default).",
     )
     model: str = Field(default="qwen2.5:7b-instruct", description="Chat model.")
-    api_key: str | None = Field(
-        default=None,
-        pattern=r"^secret://",
-        description="Key (secret://env/NAME or secret://file//path); null: none.",
+    api_key: str | None = secret_reference(
+        "Key (secret://env/NAME or secret://file//path); null: none."
     )
     headers: dict[str, str] = Field(
         default_factory=dict, description="Extra headers (values may be secret:// refs)."
@@ -62,9 +58,9 @@ class LlmSettings(Section):
     temperature: float | None = Field(
         default=0.0, ge=0, le=2, description="Temperature; null: the endpoint's default."
     )
-    json_schema_strict: bool = Field(
-        default=True,
-        description="Ask for strict JSON-schema structured output first; step down to a schema "
+    json_schema_strict: bool = flag(
+        True,
+        "Ask for strict JSON-schema structured output first; step down to a schema "
         "in the prompt when the endpoint refuses it.",
     )
     extra_body: dict[str, Any] = Field(
@@ -73,9 +69,9 @@ class LlmSettings(Section):
     price_per_million_tokens: PricePerMillionTokens | None = Field(
         default=None, description="Prices, to report what calls cost."
     )
-    max_concurrency: int = Field(default=4, ge=1, description="Calls at once per endpoint.")
-    max_tokens: int = Field(default=1024, ge=1, description="Completion cap per call.")
-    timeout_s: float = Field(default=120.0, gt=0, description="Seconds a call may take.")
+    max_concurrency: int = count(4, "Calls at once per endpoint.")
+    max_tokens: int = count(1024, "Completion cap per call.")
+    timeout_s: float = seconds(120.0, "Seconds a call may take.")
     tasks: dict[str, LlmTaskSettings] = Field(
         default_factory=dict, description="Per-task overrides, by task name (explore, agent ...)."
     )
@@ -94,7 +90,7 @@ class EmbeddingSettings(Section):
         description="Name vectors are stored under; a Domain's search.embedding.model must "
         "name it for Scribe to embed its Records.",
     )
-    dimensions: int = Field(default=384, ge=1, le=16000, description="Length of a vector.")
+    dimensions: int = count(384, "Length of a vector.", le=16000)
     base_url: str | None = Field(
         default=None, description="OpenAI-compatible endpoint (provider endpoint only)."
     )
@@ -102,10 +98,8 @@ class EmbeddingSettings(Section):
         default=None,
         description="Model name sent to the endpoint; null: model (provider endpoint only).",
     )
-    api_key: str | None = Field(
-        default=None,
-        pattern=r"^secret://",
-        description="Key of the endpoint (secret://env/NAME or secret://file//path).",
+    api_key: str | None = secret_reference(
+        "Key of the endpoint (secret://env/NAME or secret://file//path)."
     )
     headers: dict[str, str] = Field(
         default_factory=dict, description="Extra headers (values may be secret:// refs)."
@@ -121,24 +115,17 @@ class EmbeddingSettings(Section):
     document_prefix: str = Field(
         default="", description="Put before a Record's text (Scribe, mode document of /embed)."
     )
-    batch_size: int = Field(default=64, ge=1, le=2048, description="Texts embedded per call.")
-    threads: int = Field(
-        default=1, ge=1, description="Threads of the local model (one is fastest on 2 cores)."
-    )
-    max_text_chars: int = Field(
-        default=2000, ge=1, description="Longest text embedded; a Record's text is cut to it."
-    )
-    timeout_s: float = Field(default=30.0, gt=0, description="Seconds an endpoint call may take.")
+    batch_size: int = count(64, "Texts embedded per call.", le=2048)
+    threads: int = count(1, "Threads of the local model (one is fastest on 2 cores).")
+    max_text_chars: int = count(2000, "Longest text embedded; a Record's text is cut to it.")
+    timeout_s: float = seconds(30.0, "Seconds an endpoint call may take.")
 
 
 class InferenceSettings(Section):
-    llm: LlmSettings = Field(default_factory=LlmSettings, description="Chat models.")
-    embeddings: EmbeddingSettings = Field(
-        default_factory=EmbeddingSettings, description="The embedding model."
-    )
-    mode_memory_ttl_s: float = Field(
-        default=7 * 86400.0,
-        gt=0,
-        description="A remembered structured-output mode (guide.mode_memory_file) is tried "
+    llm: LlmSettings = section(LlmSettings, "Chat models.")
+    embeddings: EmbeddingSettings = section(EmbeddingSettings, "The embedding model.")
+    mode_memory_ttl_s: float = seconds(
+        7 * 86400.0,
+        "A remembered structured-output mode (guide.mode_memory_file) is tried "
         "again after this long.",
     )

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
 from lorebase_platform.settings.auth import AuthSettings
-from lorebase_platform.settings.base import Section
+from lorebase_platform.settings.base import Section, count, flag, listen_port, seconds, section
 
 ORIGIN_FORM = re.compile(
     r"https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(:[0-9]{1,5})?"
@@ -23,13 +23,10 @@ ORIGIN_FORM = re.compile(
 class TraceSettings(Section):
     """keeper.trace: the agent trace (docs/trace.md)."""
 
-    enabled: bool = Field(default=False, description="Record traces (needs the database section).")
-    trace_all: bool = Field(
-        default=False,
-        description="Trace every authenticated request except the web app's own.",
-    )
-    allow_header_opt_in: bool = Field(
-        default=True, description="A request opts in with the opt-in header (on or debug)."
+    enabled: bool = flag(False, "Record traces (needs the database section).")
+    trace_all: bool = flag(False, "Trace every authenticated request except the web app's own.")
+    allow_header_opt_in: bool = flag(
+        True, "A request opts in with the opt-in header (on or debug)."
     )
     principals: list[str] = Field(
         default_factory=list, description="Principals whose every request is traced."
@@ -52,77 +49,50 @@ class TraceSettings(Section):
         default="X-Lorebase-Client", description="Header marking the web app's requests."
     )
     web_client: str = Field(default="web", description="Value of client_header of the web app.")
-    include_web: bool = Field(
-        default=False, description="Let trace_all trace the web app's requests too."
-    )
+    include_web: bool = flag(False, "Let trace_all trace the web app's requests too.")
     capture_filter_values: Literal["non_sensitive", "none"] = Field(
         default="non_sensitive",
         description="Filter values kept: on fields not sensitive, or none.",
     )
-    max_filter_value_items: int = Field(
-        default=20, ge=0, description="Items kept of a list compared by a filter."
+    max_filter_value_items: int = count(20, "Items kept of a list compared by a filter.", ge=0)
+    capture_literals: bool = flag(False, "Keep every filter value, sensitive ones included.")
+    capture_search_text: bool = flag(
+        True, "Keep search text; false keeps only its length and drops corrections."
     )
-    capture_literals: bool = Field(
-        default=False, description="Keep every filter value, sensitive ones included."
+    max_query_bytes: int = count(16384, "Largest request body recorded as a step's query.", ge=0)
+    max_text_chars: int = count(500, "Strings of a recorded query are cut to this length.")
+    max_response_bytes: int = count(
+        1_048_576, "Larger answers are recorded without counts and refs.", ge=0
     )
-    capture_search_text: bool = Field(
-        default=True,
-        description="Keep search text; false keeps only its length and drops corrections.",
+    max_refs: int = count(500, "Refs kept per step.", ge=0)
+    max_note_chars: int = count(4000, "Longest note.")
+    max_steps_per_session: int = count(
+        2000, "Steps kept per session and principal; later ones are dropped."
     )
-    max_query_bytes: int = Field(
-        default=16384, ge=0, description="Largest request body recorded as a step's query."
+    inferred_session_idle_s: float = seconds(
+        300, "Gap after which calls without a session id start a new inferred session."
     )
-    max_text_chars: int = Field(
-        default=500, ge=1, description="Strings of a recorded query are cut to this length."
-    )
-    max_response_bytes: int = Field(
-        default=1_048_576,
-        ge=0,
-        description="Larger answers are recorded without counts and refs.",
-    )
-    max_refs: int = Field(default=500, ge=0, description="Refs kept per step.")
-    max_note_chars: int = Field(default=4000, ge=1, description="Longest note.")
-    max_steps_per_session: int = Field(
-        default=2000,
-        ge=1,
-        description="Steps kept per session and principal; later ones are dropped.",
-    )
-    inferred_session_idle_s: float = Field(
-        default=300,
-        gt=0,
-        description="Gap after which calls without a session id start a new inferred session.",
-    )
-    retention_days: int = Field(
-        default=7, ge=1, description="Steps older than this are deleted every prune_interval_s."
-    )
-    prune_interval_s: float = Field(
-        default=3600, gt=0, description="Seconds between two prunings of old steps."
-    )
-    queue_size: int = Field(
-        default=10000, ge=1, description="Steps waiting to be written; past it they are dropped."
-    )
-    batch_size: int = Field(default=200, ge=1, description="Steps written per transaction.")
-    flush_interval_s: float = Field(
-        default=1.0, gt=0, description="Longest wait before queued steps are written."
-    )
-    write_timeout_s: float = Field(
-        default=5.0,
-        gt=0,
-        description="A batch not written within this time is dropped (write_failed).",
+    retention_days: int = count(7, "Steps older than this are deleted every prune_interval_s.")
+    prune_interval_s: float = seconds(3600, "Seconds between two prunings of old steps.")
+    queue_size: int = count(10000, "Steps waiting to be written; past it they are dropped.")
+    batch_size: int = count(200, "Steps written per transaction.")
+    flush_interval_s: float = seconds(1.0, "Longest wait before queued steps are written.")
+    write_timeout_s: float = seconds(
+        5.0, "A batch not written within this time is dropped (write_failed)."
     )
 
 
 class RateBucketSettings(Section):
     """One class's limit: a token bucket of `burst` refilled at `per_minute`, and a daily quota."""
 
-    per_minute: int = Field(default=600, ge=1, description="Requests per minute, sustained.")
-    burst: int = Field(default=120, ge=1, description="Requests allowed at once.")
+    per_minute: int = count(600, "Requests per minute, sustained.")
+    burst: int = count(120, "Requests allowed at once.")
     per_day: int | None = Field(
         default=None, ge=1, description="Requests per UTC day (null: no daily quota)."
     )
 
 
-def _bucket(per_minute: int, burst: int) -> Any:
+def _bucket(per_minute: int, burst: int) -> RateBucketSettings:
     return Field(
         default_factory=lambda: RateBucketSettings(per_minute=per_minute, burst=burst),
         description=f"{per_minute} per minute, bursts of {burst}.",
@@ -148,22 +118,18 @@ class RateClassOverrides(Section):
 class RateLimitSettings(Section):
     """keeper.rate_limits: per principal and class (reads, writes, search, context)."""
 
-    enabled: bool = Field(default=True, description="Whether requests are limited at all.")
+    enabled: bool = flag(True, "Whether requests are limited at all.")
     mode: Literal["process", "shared"] = Field(
         default="process",
         description="process: each Keeper counts alone; shared: Keepers on one PostgreSQL share "
         "fixed one-minute windows (one row per principal, class and window).",
     )
-    classes: RateClassesSettings = Field(
-        default_factory=RateClassesSettings, description="Limits of each class."
-    )
+    classes: RateClassesSettings = section(RateClassesSettings, "Limits of each class.")
     domains: dict[str, RateClassOverrides] = Field(
         default_factory=dict, description="Per Domain: limits that replace a class's defaults."
     )
-    max_tracked_principals: int = Field(
-        default=100_000,
-        ge=1,
-        description="Principals one process keeps buckets for; the least recently seen go first.",
+    max_tracked_principals: int = count(
+        100_000, "Principals one process keeps buckets for; the least recently seen go first."
     )
 
 
@@ -186,23 +152,19 @@ class WebSettings(Section):
         "keeper.auth.sessions) or token (the key kept in the page's memory). Auth mode none "
         "needs no sign-in; without sessions the app uses token.",
     )
-    mock: bool = Field(
-        default=False,
-        description="The web app plays scripted explorations in Explore instead of calling "
+    mock: bool = flag(
+        False,
+        "The web app plays scripted explorations in Explore instead of calling "
         "Guide (a look at the panel without a model).",
     )
 
 
 class CacheSettings(Section):
-    max_entries: int = Field(
-        default=4096, ge=0, description="Answers kept per process, keyed by Revision (0: none)."
-    )
-    max_entry_bytes: int = Field(
-        default=1_048_576, ge=0, description="Larger answers are not kept."
-    )
-    fast_path: bool = Field(
-        default=True,
-        description="Answer a repeated read (and its 304) from memory, without a worker thread "
+    max_entries: int = count(4096, "Answers kept per process, keyed by Revision (0: none).", ge=0)
+    max_entry_bytes: int = count(1_048_576, "Larger answers are not kept.", ge=0)
+    fast_path: bool = flag(
+        True,
+        "Answer a repeated read (and its 304) from memory, without a worker thread "
         "or a read transaction, while nothing has been written since it was read (docs/api.md, "
         "'Fast answers').",
     )
@@ -214,25 +176,19 @@ class AgentWritesSettings(Section):
     A Domain overrides any of these with its own `agent_writes` setting.
     """
 
-    enabled: bool = Field(default=True, description="Whether a task opens the agent flow at all.")
+    enabled: bool = flag(True, "Whether a task opens the agent flow at all.")
     principal_types: list[str] = Field(
         default_factory=lambda: ["service"],
         description="Principal types that count as agents (auto_propose applies to them).",
     )
-    auto_propose: bool = Field(
-        default=True, description="Agents with a task get a task branch and a Proposal."
-    )
-    auto_merge: bool = Field(
-        default=False, description="Ask for an immediate merge when the request does not say."
-    )
+    auto_propose: bool = flag(True, "Agents with a task get a task branch and a Proposal.")
+    auto_merge: bool = flag(False, "Ask for an immediate merge when the request does not say.")
     allowed_roles_for_auto_merge: list[str] = Field(
         default_factory=list,
         description="Roles (on the task branch) whose automatic merges are honored; none by default.",
     )
-    max_open_branches_per_principal: int = Field(
-        default=10,
-        ge=1,
-        description="Task branches one principal may hold (409 agent-branch-limit).",
+    max_open_branches_per_principal: int = count(
+        10, "Task branches one principal may hold (409 agent-branch-limit)."
     )
     branch_prefix: str = Field(
         default="agent/",
@@ -243,40 +199,32 @@ class AgentWritesSettings(Section):
     branch_mode: Literal["overlay", "copy"] = Field(
         default="overlay", description="overlay stores only changed rows; copy stores full rows."
     )
-    delete_branch_on_merge: bool = Field(
-        default=True, description="Delete a task branch when its Proposal is merged or closed."
+    delete_branch_on_merge: bool = flag(
+        True, "Delete a task branch when its Proposal is merged or closed."
     )
-    max_task_length: int = Field(
-        default=64, ge=1, le=200, description="Longest task slug (after normalization)."
-    )
+    max_task_length: int = count(64, "Longest task slug (after normalization).", le=200)
     title_template: str = Field(
         default="Agent {principal}: {task}",
         description="Title of an automatic Proposal ({principal}, {task}).",
     )
-    summary_parameter_values: bool = Field(
-        default=True, description="List parameter values in the description (false: names only)."
+    summary_parameter_values: bool = flag(
+        True, "List parameter values in the description (false: names only)."
     )
-    summary_value_chars: int = Field(
-        default=80, ge=8, description="Characters of one parameter value in the description."
+    summary_value_chars: int = count(
+        80, "Characters of one parameter value in the description.", ge=8
     )
-    max_summary_operations: int = Field(
-        default=50, ge=1, description="Executions listed in a description (the rest counted)."
+    max_summary_operations: int = count(
+        50, "Executions listed in a description (the rest counted)."
     )
 
 
 class OperationsSettings(Section):
-    required_approvals: int = Field(
-        default=1, ge=0, description="Approvals a Proposal into a protected branch needs."
+    required_approvals: int = count(1, "Approvals a Proposal into a protected branch needs.", ge=0)
+    side_effect_max_edits: int = count(
+        50, "Edits listed in one operation event (edits_truncated).", ge=0
     )
-    side_effect_max_edits: int = Field(
-        default=50, ge=0, description="Edits listed in one operation event (edits_truncated)."
-    )
-    max_message_chars: int = Field(
-        default=2000, ge=1, description="Longest message of an execution or a merge."
-    )
-    max_intent_chars: int = Field(
-        default=2000, ge=1, description="Longest intent of an agent write."
-    )
+    max_message_chars: int = count(2000, "Longest message of an execution or a merge.")
+    max_intent_chars: int = count(2000, "Longest intent of an agent write.")
 
 
 class HttpSettings(Section):
@@ -289,24 +237,20 @@ class HttpSettings(Section):
         description="Seconds an idle connection (new, or after an answer) stays open waiting for "
         "a request.",
     )
-    header_timeout_s: float = Field(
-        default=5.0,
-        gt=0,
-        le=300,
-        description="Seconds from the first byte of a request until its headers are complete "
+    header_timeout_s: float = seconds(
+        5.0,
+        "Seconds from the first byte of a request until its headers are complete "
         "(408, then the connection closes).",
+        le=300,
     )
-    body_timeout_s: float = Field(
-        default=10.0,
-        gt=0,
-        le=3600,
-        description="Seconds from the end of the headers until the whole body has arrived "
+    body_timeout_s: float = seconds(
+        10.0,
+        "Seconds from the end of the headers until the whole body has arrived "
         "(408 request-timeout, then the connection closes).",
+        le=3600,
     )
-    max_connections: int = Field(
-        default=1000,
-        ge=1,
-        description="Connections and requests served at once; a request past it is answered 503.",
+    max_connections: int = count(
+        1000, "Connections and requests served at once; a request past it is answered 503."
     )
     allowed_origins: list[str] = Field(
         default_factory=list,
@@ -333,25 +277,19 @@ class HttpSettings(Section):
 
 class KeeperSettings(Section):
     host: str = Field(default="127.0.0.1", description="Address Keeper listens on.")
-    port: int = Field(default=8080, ge=0, le=65535, description="Port Keeper listens on.")
-    max_body_bytes: int = Field(
-        default=1_048_576, ge=1024, description="Largest request body accepted (413 past it)."
+    port: int = listen_port(8080, "Port Keeper listens on.")
+    max_body_bytes: int = count(1_048_576, "Largest request body accepted (413 past it).", ge=1024)
+    auth: AuthSettings = section(AuthSettings, "Authentication.")
+    http: HttpSettings = section(HttpSettings, "Timeouts and connection limits of HTTP.")
+    cache: CacheSettings = section(CacheSettings, "The answer cache (keyed by Revision).")
+    agent_writes: AgentWritesSettings = section(
+        AgentWritesSettings, "Agent task branches and Proposals."
     )
-    auth: AuthSettings = Field(default_factory=AuthSettings, description="Authentication.")
-    http: HttpSettings = Field(
-        default_factory=HttpSettings, description="Timeouts and connection limits of HTTP."
+    operations: OperationsSettings = section(
+        OperationsSettings, "Operation executions and Proposals."
     )
-    cache: CacheSettings = Field(
-        default_factory=CacheSettings, description="The answer cache (keyed by Revision)."
+    trace: TraceSettings = section(TraceSettings, "The agent trace.")
+    rate_limits: RateLimitSettings = section(
+        RateLimitSettings, "Rate limits and quotas per principal."
     )
-    agent_writes: AgentWritesSettings = Field(
-        default_factory=AgentWritesSettings, description="Agent task branches and Proposals."
-    )
-    operations: OperationsSettings = Field(
-        default_factory=OperationsSettings, description="Operation executions and Proposals."
-    )
-    trace: TraceSettings = Field(default_factory=TraceSettings, description="The agent trace.")
-    rate_limits: RateLimitSettings = Field(
-        default_factory=RateLimitSettings, description="Rate limits and quotas per principal."
-    )
-    web: WebSettings = Field(default_factory=WebSettings, description="The web app's files.")
+    web: WebSettings = section(WebSettings, "The web app's files.")

@@ -17,6 +17,7 @@ from pydantic_settings import (
 )
 
 from lorebase_platform.settings.agents import AgentsSettings
+from lorebase_platform.settings.base import section
 from lorebase_platform.settings.guide import GuideSettings
 from lorebase_platform.settings.herald import HeraldSettings
 from lorebase_platform.settings.inference import InferenceSettings
@@ -40,10 +41,8 @@ class Settings(BaseSettings):
         env_prefix="LOREBASE__", env_nested_delimiter="__", extra="forbid"
     )
 
-    database: DatabaseSettings = Field(
-        default_factory=DatabaseSettings, description="Where the data lives."
-    )
-    keeper: KeeperSettings = Field(default_factory=KeeperSettings, description="The REST server.")
+    database: DatabaseSettings = section(DatabaseSettings, "Where the data lives.")
+    keeper: KeeperSettings = section(KeeperSettings, "The REST server.")
     # `import` is a Python keyword: the field is `imports`, the YAML section `import`. An alias
     # turns off the env prefix, so the environment name is given with it.
     imports: ImportSettings = Field(
@@ -52,30 +51,17 @@ class Settings(BaseSettings):
         serialization_alias="import",
         description="lorebase import.",
     )
-    agents: AgentsSettings = Field(
-        default_factory=AgentsSettings, description="Agent-facing reads."
+    agents: AgentsSettings = section(AgentsSettings, "Agent-facing reads.")
+    read: ReadSettings = section(ReadSettings, "Limits of reads.")
+    store: StoreSettings = section(StoreSettings, "The store.")
+    telemetry: TelemetrySettings = section(TelemetrySettings, "Metrics export (OpenTelemetry).")
+    herald: HeraldSettings = section(HeraldSettings, "Herald: Lorebase over MCP.")
+    inference: InferenceSettings = section(
+        InferenceSettings, "Chat and embedding models (the example agent, Guide, Scribe)."
     )
-    read: ReadSettings = Field(default_factory=ReadSettings, description="Limits of reads.")
-    store: StoreSettings = Field(default_factory=StoreSettings, description="The store.")
-    telemetry: TelemetrySettings = Field(
-        default_factory=TelemetrySettings, description="Metrics export (OpenTelemetry)."
-    )
-    herald: HeraldSettings = Field(
-        default_factory=HeraldSettings, description="Herald: Lorebase over MCP."
-    )
-    inference: InferenceSettings = Field(
-        default_factory=InferenceSettings,
-        description="Chat and embedding models (the example agent, Guide, Scribe).",
-    )
-    webhooks: WebhookSettings = Field(
-        default_factory=WebhookSettings, description="Webhooks and their delivery."
-    )
-    scribe: ScribeSettings = Field(
-        default_factory=ScribeSettings, description="Scribe, the background worker."
-    )
-    guide: GuideSettings = Field(
-        default_factory=GuideSettings, description="Guide, the exploration assistant."
-    )
+    webhooks: WebhookSettings = section(WebhookSettings, "Webhooks and their delivery.")
+    scribe: ScribeSettings = section(ScribeSettings, "Scribe, the background worker.")
+    guide: GuideSettings = section(GuideSettings, "Guide, the exploration assistant.")
 
     @classmethod
     def settings_customise_sources(

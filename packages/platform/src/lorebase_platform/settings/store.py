@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import Field
 
 from lorebase_platform.secrets import resolve_secret
-from lorebase_platform.settings.base import Section, default_data_dir
+from lorebase_platform.settings.base import Section, count, default_data_dir, section
 
 
 class DatabaseSettings(Section):
@@ -20,9 +20,7 @@ class DatabaseSettings(Section):
         default_factory=lambda: default_data_dir() / "lorebase.sqlite",
         description="File of the embedded SQLite database, used when url is empty.",
     )
-    pool_size: int = Field(
-        default=5, ge=1, le=100, description="Connections kept open per process (PostgreSQL)."
-    )
+    pool_size: int = count(5, "Connections kept open per process (PostgreSQL).", le=100)
     busy_timeout_ms: int = Field(
         default=30000, ge=0, description="How long a SQLite writer waits for the write lock."
     )
@@ -34,25 +32,15 @@ class DatabaseSettings(Section):
 
 
 class StoreTraverseSettings(Section):
-    max_fanout: int = Field(
-        default=1000,
-        ge=1,
-        description="Links followed from one Record per hop in traversals and neighborhoods.",
+    max_fanout: int = count(
+        1000, "Links followed from one Record per hop in traversals and neighborhoods."
     )
 
 
 class StoreSettings(Section):
-    traverse: StoreTraverseSettings = Field(
-        default_factory=StoreTraverseSettings, description="Graph walks in the store."
-    )
+    traverse: StoreTraverseSettings = section(StoreTraverseSettings, "Graph walks in the store.")
 
 
 class ImportSettings(Section):
-    batch_size: int = Field(
-        default=1000, ge=1, le=100_000, description="Rows validated and written per batch."
-    )
-    max_issues: int = Field(
-        default=1000,
-        ge=1,
-        description="Problems collected before an import stops looking for more.",
-    )
+    batch_size: int = count(1000, "Rows validated and written per batch.", le=100_000)
+    max_issues: int = count(1000, "Problems collected before an import stops looking for more.")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from lorebase_platform.settings.base import Section
+from lorebase_platform.settings.base import Section, seconds
 
 
 class TelemetrySettings(Section):
@@ -13,6 +13,4 @@ class TelemetrySettings(Section):
         description="OTLP/HTTP endpoint metrics are exported to (http://host:4318); "
         "empty: nothing is exported.",
     )
-    export_interval_s: float = Field(
-        default=60.0, gt=0, description="Seconds between two exports of the metrics."
-    )
+    export_interval_s: float = seconds(60.0, "Seconds between two exports of the metrics.")
