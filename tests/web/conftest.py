@@ -51,7 +51,7 @@ from playwright.sync_api import Browser, ConsoleMessage, Error, Page, Playwright
 
 from lorebase_inference.testing import ScriptedModelServer
 from lorebase_keeper.cli.demo import setup_demo
-from lorebase_keeper.testing import free_port, serve_in_thread
+from lorebase_keeper.testing import free_port, grant_key, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 
@@ -161,9 +161,9 @@ def prepare_database(directory: Path, url: str) -> tuple[str, dict[str, str]]:
         made = setup_demo(store, directory / "profiles.toml", url=url)
         keys = {profile.principal.profile: profile.api_key for profile in made}
         store.add_grant("usr_admin", domain="xss", role="admin")
-        store.ensure_principal("usr_suppliers")
-        store.add_grant("usr_suppliers", domain="supply", role="viewer", kinds=["Supplier"])
-        keys["suppliers"] = store.create_key("usr_suppliers").secret
+        keys["suppliers"] = grant_key(
+            store, "usr_suppliers", domain="supply", role="viewer", kinds=["Supplier"]
+        )
     finally:
         store.close()
     return database_url, keys

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -28,8 +29,7 @@ from lorebase_client import AsyncLorebaseClient, LorebaseClient
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
-from lorebase_keeper.cli.demo import setup_demo
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import assert_problem, demo_keeper, grant_key, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 from lorebase_store.testing import commit_changes
@@ -101,13 +101,11 @@ def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
     try:
         import_directory(store, SUPPLY)
         _add_notes(store)
-        store.ensure_principal("usr_admin")
-        store.add_grant("usr_admin", domain="supply", role="admin")
+        admin_key = grant_key(store, "usr_admin", domain="supply", role="admin")
         store.add_grant("usr_admin", domain="notes", role="admin")
-        admin_key = store.create_key("usr_admin").secret
-        store.ensure_principal("usr_viewer")
-        store.add_grant("usr_viewer", domain="supply", role="viewer", kinds=["Supplier"])
-        viewer_key = store.create_key("usr_viewer").secret
+        viewer_key = grant_key(
+            store, "usr_viewer", domain="supply", role="viewer", kinds=["Supplier"]
+        )
         revisions = store.log("supply", limit=1000)
         supply_head, supply_import = revisions[0].id, revisions[-1].id
         store.create_tag("supply", "v1", supply_head, created_by="usr_tester")
@@ -136,41 +134,37 @@ class DemoKeeper:
     """Holds `lorebase/lorebase.sqlite` and `lorebase/profiles.toml`, where the demo puts them."""
 
 
-@pytest.fixture(scope="module")
-def demo_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoKeeper]:
+@pytest.fixture(name="demo_keeper", scope="module")
+def demo_data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DemoKeeper]:
     """A fresh Keeper as `make demo` leaves one: API keys, the demo's principals and profiles."""
     data_home = tmp_path_factory.mktemp("demo")
     directory = data_home / "lorebase"
     directory.mkdir()
-    store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
-    try:
-        import_directory(store, SUPPLY)
-        app = create_app(Settings(keeper={"auth": {"mode": "api_key"}}), store=store)
-        with serve_in_thread(app) as url:
-            setup_demo(store, directory / "profiles.toml", url=url)
-            yield DemoKeeper(url, data_home)
-    finally:
-        store.close()
+    with demo_keeper(SUPPLY, directory, {"auth": {"mode": "api_key"}}) as live:
+        yield DemoKeeper(live.url, data_home)
 
 
-ProblemCheck = Callable[[httpx.Response | None, int, str], dict[str, object]]
+ProblemCheck = Callable[[httpx.Response | None, int, str], dict[str, Any]]
 
 
-@pytest.fixture(scope="session")
-def assert_problem() -> ProblemCheck:
-    """`assert_problem(response, status, code)`: the one check of every error path."""
-    return _assert_problem
+@pytest.fixture(name="assert_problem", scope="session")
+def problem_check() -> ProblemCheck:
+    """`lorebase_keeper.testing.assert_problem`, for tests that get the response of an error."""
+    return assert_problem
 
 
-def _assert_problem(response: httpx.Response | None, status: int, code: str) -> dict[str, object]:
-    assert response is not None, "the error came without a response"
-    assert response.status_code == status
-    assert response.headers["content-type"].startswith("application/problem+json")
-    document = response.json()
-    assert document["status"] == status
-    assert document["code"] == code
-    assert {"type", "title", "detail"} <= set(document)
-    return dict(document)
+Env = dict[str, str | None]
+"""Environment variables of a CLI run (None: unset)."""
+
+
+@pytest.fixture
+def env(keeper: LiveKeeper) -> Env:
+    """Where Keeper is and who calls, as a CLI run's environment says it: the admin, on supply."""
+    return {
+        "LOREBASE_URL": keeper.url,
+        "LOREBASE_API_KEY": keeper.admin_key,
+        "LOREBASE_DOMAIN": "supply",
+    }
 
 
 @pytest.fixture

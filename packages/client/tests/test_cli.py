@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner, Result
-from packages.client.tests.conftest import serve_in_thread
+from packages.client.tests.conftest import Env, serve_in_thread
 
 from lorebase_client import AsyncLorebaseClient, LorebaseClient
 from lorebase_client.cli import main
@@ -24,18 +24,6 @@ from lorebase_platform.settings import Settings
 
 if TYPE_CHECKING:
     from conftest import LiveKeeper
-
-Env = dict[str, str | None]
-
-
-@pytest.fixture
-def env(keeper: LiveKeeper) -> Env:
-    """Where Keeper is and who calls, as the environment says it."""
-    return {
-        "LOREBASE_URL": keeper.url,
-        "LOREBASE_API_KEY": keeper.admin_key,
-        "LOREBASE_DOMAIN": "supply",
-    }
 
 
 def _run(args: list[str], env: Env, *, input: str | None = None) -> Result:

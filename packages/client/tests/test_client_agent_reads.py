@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
@@ -12,19 +11,7 @@ from lorebase_client import AsyncLorebaseClient, LorebaseClient, Text
 from lorebase_client.cli import main
 from lorebase_core.errors import InvalidInput, KindNotFound
 
-if TYPE_CHECKING:
-    from conftest import LiveKeeper
-
 BEARINGS = ["Part/P-10004", "Part/P-10012", "Part/P-10023", "Part/P-10036"]
-
-
-@pytest.fixture
-def cli_env(keeper: LiveKeeper) -> dict[str, str | None]:
-    return {
-        "LOREBASE_URL": keeper.url,
-        "LOREBASE_API_KEY": keeper.admin_key,
-        "LOREBASE_DOMAIN": "supply",
-    }
 
 
 def test_a_context_pack_as_json_and_as_markdown(admin: LorebaseClient) -> None:
@@ -83,24 +70,22 @@ async def test_the_async_client_reads_the_same(
     assert isinstance(text, Text)
 
 
-def test_the_cli_agent_reads(cli_env: dict[str, str | None]) -> None:
+def test_the_cli_agent_reads(env: dict[str, str | None]) -> None:
     runner = CliRunner()
     context = runner.invoke(
         main,
         ["context", "--lens", "supplier_risk", "--refs", "Supplier/S-1001", "--markdown"],
-        env=cli_env,
+        env=env,
     )
     assert context.exit_code == 0, context.output
     assert context.stdout.startswith("# Context: supply/main")
-    search = runner.invoke(main, ["search", "bering", "--kind", "Part"], env=cli_env)
+    search = runner.invoke(main, ["search", "bering", "--kind", "Part"], env=env)
     assert search.exit_code == 0, search.output
     assert sorted(hit["ref"] for hit in json.loads(search.stdout)["hits"]) == BEARINGS
-    resolve = runner.invoke(main, ["resolve", "suppliers", "--no-record-misses"], env=cli_env)
+    resolve = runner.invoke(main, ["resolve", "suppliers", "--no-record-misses"], env=env)
     assert resolve.exit_code == 0, resolve.output
-    health = runner.invoke(main, ["health", "Supplier", "--markdown"], env=cli_env)
+    health = runner.invoke(main, ["health", "Supplier", "--markdown"], env=env)
     assert health.exit_code == 0, health.output
     assert health.stdout.startswith("# Health of Supplier in supply on main")
-    both = runner.invoke(
-        main, ["context", "--refs", "Supplier/S-1001", "--search", "x"], env=cli_env
-    )
+    both = runner.invoke(main, ["context", "--refs", "Supplier/S-1001", "--search", "x"], env=env)
     assert both.exit_code == 2

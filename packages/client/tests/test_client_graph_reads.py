@@ -147,47 +147,36 @@ async def test_the_async_client_posts_the_same_documents(
 # -- the CLI ----------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def cli_env(keeper: LiveKeeper) -> dict[str, str | None]:
-    return {
-        "LOREBASE_URL": keeper.url,
-        "LOREBASE_API_KEY": keeper.admin_key,
-        "LOREBASE_DOMAIN": "supply",
-    }
-
-
-def test_cli_query_from_options(cli_env: dict[str, str | None]) -> None:
+def test_cli_query_from_options(env: dict[str, str | None]) -> None:
     result = CliRunner().invoke(
-        main, ["query", "--kind", "Supplier", "--where", json.dumps(TIER_1)], env=cli_env
+        main, ["query", "--kind", "Supplier", "--where", json.dumps(TIER_1)], env=env
     )
     assert result.exit_code == 0, result.output
     records = json.loads(result.stdout)["records"]
     assert all(record["values"]["tier"] == "1" for record in records)
 
 
-def test_cli_query_from_a_file_and_from_stdin(
-    cli_env: dict[str, str | None], tmp_path: Path
-) -> None:
+def test_cli_query_from_a_file_and_from_stdin(env: dict[str, str | None], tmp_path: Path) -> None:
     document = json.dumps({"kind": "Supplier", "where": TIER_1})
     path = tmp_path / "tier1.json"
     path.write_text(document)
-    from_file = CliRunner().invoke(main, ["query", str(path)], env=cli_env)
+    from_file = CliRunner().invoke(main, ["query", str(path)], env=env)
     assert from_file.exit_code == 0, from_file.output
-    from_stdin = CliRunner().invoke(main, ["query", "-"], input=document, env=cli_env)
+    from_stdin = CliRunner().invoke(main, ["query", "-"], input=document, env=env)
     assert from_stdin.exit_code == 0, from_stdin.output
     assert json.loads(from_file.stdout) == json.loads(from_stdin.stdout)
 
 
-def test_cli_traverse(cli_env: dict[str, str | None]) -> None:
+def test_cli_traverse(env: dict[str, str | None]) -> None:
     args = ["traverse", "--start", "Supplier/S-1007", "--path", "supplies"]
-    result = CliRunner().invoke(main, [*args, "--path", "purchase_orders"], env=cli_env)
+    result = CliRunner().invoke(main, [*args, "--path", "purchase_orders"], env=env)
     assert result.exit_code == 0, result.output
     assert _keys(json.loads(result.stdout)["records"]) == ["PO-200012", "PO-200037", "PO-200043"]
 
 
-def test_cli_traverse_error_lists_the_issues(cli_env: dict[str, str | None]) -> None:
+def test_cli_traverse_error_lists_the_issues(env: dict[str, str | None]) -> None:
     args = ["traverse", "--start", "Supplier/S-1007", "--path", "supplied_by"]
-    result = CliRunner().invoke(main, args, env=cli_env)
+    result = CliRunner().invoke(main, args, env=env)
     assert result.exit_code == 1
     assert "[graph-request-invalid]" in result.stderr
     assert "  path[0]: " in result.stderr

@@ -25,7 +25,7 @@ from lorebase_client.cli import main
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.errors import HistoryForbidden, ResyncRequired, Unauthorized
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import grant_key, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 from lorebase_store.testing import commit_changes
@@ -50,11 +50,8 @@ def followed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Followed]:
     path = tmp_path_factory.mktemp("feed") / "feed.sqlite"
     store = Store.open(f"sqlite:///{path}")
     import_directory(store, ROOT / "examples" / "supply")
-    for name, kinds in (("usr_follower", None), ("usr_narrowed", ["Supplier"])):
-        store.ensure_principal(name)
-        store.add_grant(name, domain="supply", role="viewer", kinds=kinds)
-    key = store.create_key("usr_follower").secret
-    narrowed = store.create_key("usr_narrowed").secret
+    key = grant_key(store, "usr_follower", domain="supply", role="viewer")
+    narrowed = grant_key(store, "usr_narrowed", domain="supply", role="viewer", kinds=["Supplier"])
     settings = Settings(
         keeper={"auth": {"mode": "api_key", "authz": {"grants_cache_ttl_s": 0}}},
         agents={"feed": {"poll_interval_s": 0.05, "max_connection_s": 0.5, "retry_ms": 50}},

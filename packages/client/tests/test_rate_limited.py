@@ -10,7 +10,7 @@ import pytest
 from lorebase_client import AsyncLorebaseClient, LorebaseClient, response_of
 from lorebase_core.errors import DomainNotFound, QuotaExceeded, RateLimited, TooManyRequests
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import grant_key, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -23,8 +23,7 @@ def limited_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[s
     directory: Path = tmp_path_factory.mktemp("limited")
     store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
     try:
-        store.ensure_principal("usr_reader")
-        key = store.create_key("usr_reader").secret
+        key = grant_key(store, "usr_reader")
         classes = {"reads": ONE, "search": {"per_minute": 60, "burst": 5, "per_day": 1}}
         settings = Settings(
             keeper={"auth": {"mode": "api_key"}, "rate_limits": {"classes": classes}}

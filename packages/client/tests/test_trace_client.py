@@ -24,6 +24,7 @@ from lorebase_client import AsyncLorebaseClient, LorebaseClient
 from lorebase_client.cli import main
 from lorebase_core.errors import Forbidden, InvalidInput, TraceSessionNotFound
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import grant_key
 from lorebase_platform.settings import Settings
 from lorebase_store import ReadAuditEntry, Store, TraceStep, import_directory
 
@@ -77,15 +78,14 @@ def trace_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TraceKeep
     store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
     try:
         import_directory(store, SUPPLY)
-        keys = {}
-        for name, role in (
-            ("usr_admin", "admin"),
-            ("svc_agent", "viewer"),
-            ("usr_viewer", "viewer"),
-        ):
-            store.ensure_principal(name)
-            store.add_grant(name, domain="supply", role=role)
-            keys[name] = store.create_key(name).secret
+        keys = {
+            name: grant_key(store, name, domain="supply", role=role)
+            for name, role in (
+                ("usr_admin", "admin"),
+                ("svc_agent", "viewer"),
+                ("usr_viewer", "viewer"),
+            )
+        }
         store.write_trace(_steps(), max_steps_per_session=2000, inferred_idle_s=300)
         store.write_read_audit(
             [
@@ -312,11 +312,10 @@ def recording_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Trace
     store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
     try:
         import_directory(store, SUPPLY)
-        keys = {}
-        for name, role in (("usr_admin", "admin"), ("svc_agent", "viewer")):
-            store.ensure_principal(name)
-            store.add_grant(name, domain="supply", role=role)
-            keys[name] = store.create_key(name).secret
+        keys = {
+            name: grant_key(store, name, domain="supply", role=role)
+            for name, role in (("usr_admin", "admin"), ("svc_agent", "viewer"))
+        }
         settings = Settings(
             keeper={
                 "auth": {"mode": "api_key"},

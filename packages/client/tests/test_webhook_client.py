@@ -17,6 +17,7 @@ from lorebase_client.cli import main
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.errors import Forbidden, InvalidInput, NotFound
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import grant_key
 from lorebase_platform.settings import Settings
 from lorebase_store import OutgoingDelivery, SendResult, Store, deliver_pending, import_directory
 from lorebase_store.testing import change_request
@@ -42,11 +43,10 @@ def hook_keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HookKeeper
     store = Store.open(f"sqlite:///{directory / 'lorebase.sqlite'}")
     try:
         import_directory(store, SUPPLY)
-        keys = {}
-        for name, role in (("usr_admin", "admin"), ("usr_viewer", "viewer")):
-            store.ensure_principal(name)
-            store.add_grant(name, domain="supply", role=role)
-            keys[name] = store.create_key(name).secret
+        keys = {
+            name: grant_key(store, name, domain="supply", role=role)
+            for name, role in (("usr_admin", "admin"), ("usr_viewer", "viewer"))
+        }
         settings = Settings(
             keeper={"auth": {"mode": "api_key"}},
             webhooks={"encryption_key": f"secret://env/{KEY_ENV}"},

@@ -30,7 +30,7 @@ from lorebase_client.connection import build_request
 from lorebase_core.errors import Conflict, NotFound, ValuesInvalid
 
 if TYPE_CHECKING:
-    from conftest import LiveKeeper, ProblemCheck
+    from conftest import Env, LiveKeeper, ProblemCheck
 
 DOMAIN_PATH = "/api/v1/domains/supply"
 
@@ -604,17 +604,6 @@ async def test_the_async_client_writes_too(async_admin: AsyncLorebaseClient) -> 
 
 
 # -- the commands -----------------------------------------------------------------------------
-
-Env = dict[str, str | None]
-
-
-@pytest.fixture
-def env(keeper: LiveKeeper) -> Env:
-    return {
-        "LOREBASE_URL": keeper.url,
-        "LOREBASE_API_KEY": keeper.admin_key,
-        "LOREBASE_DOMAIN": "supply",
-    }
 
 
 def _run(args: list[str], env: Env) -> Result:

@@ -42,7 +42,7 @@ from lorebase_guide.service import Explorer
 from lorebase_guide.tools import QueryEmbedder
 from lorebase_inference import ChatModel
 from lorebase_inference.testing import ScriptedModelServer
-from lorebase_keeper.testing import demo_keeper, serve_in_thread
+from lorebase_keeper.testing import demo_keeper, grant_key, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_platform.telemetry import Metrics
 from lorebase_store import Store
@@ -106,9 +106,9 @@ def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
     with demo_keeper(SUPPLY, directory, keeper, wrap=Recording) as live:
         assert isinstance(live.app, Recording)
         store, keys = live.store, dict(live.keys)
-        store.ensure_principal("usr_suppliers")
-        store.add_grant("usr_suppliers", domain="supply", role="viewer", kinds=["Supplier"])
-        keys["suppliers"] = store.create_key("usr_suppliers").secret
+        keys["suppliers"] = grant_key(
+            store, "usr_suppliers", domain="supply", role="viewer", kinds=["Supplier"]
+        )
         revoked = store.create_key("usr_suppliers")
         store.revoke_key(revoked.info.id)
         keys["revoked"] = revoked.secret
@@ -204,16 +204,6 @@ def guide(keeper: LiveKeeper, scripted_model: ScriptedModelServer) -> Iterator[s
     """A Guide with the default limits, reading `keeper`, its model `scripted_model`."""
     with serve_guide(guide_settings(keeper.url, scripted_model)) as url:
         yield url
-
-
-def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
-    """The problem document of `response`, checked for its status, code and media type."""
-    assert response.status_code == status, response.text
-    assert response.headers["content-type"].startswith("application/problem+json")
-    document = response.json()
-    assert document["status"] == status
-    assert document["code"] == code, document
-    return dict(document)
 
 
 def events_of(text: str) -> list[tuple[str, dict[str, Any]]]:

@@ -11,7 +11,6 @@ import httpx
 import pytest
 from packages.guide.tests.conftest import (
     LiveKeeper,
-    assert_problem,
     events_of,
     guide_settings,
     serve_guide,
@@ -19,7 +18,7 @@ from packages.guide.tests.conftest import (
 
 from lorebase_inference.testing import ScriptedModelServer
 from lorebase_keeper.app import create_app as create_keeper_app
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import assert_problem, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from packages.guide.tests.conftest import LiveKeeper, assert_problem, guide_settings, serve_guide
+from packages.guide.tests.conftest import LiveKeeper, guide_settings, serve_guide
 
 from lorebase_inference.testing import ScriptedModelServer
+from lorebase_keeper.testing import assert_problem
 
 
 def bearer(keeper: LiveKeeper, profile: str = "suppliers") -> dict[str, str]:

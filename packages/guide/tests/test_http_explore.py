@@ -7,13 +7,13 @@ import pytest
 from packages.guide.tests.conftest import (
     LiveKeeper,
     answering_explorer,
-    assert_problem,
     events_of,
     guide_settings,
     serve_guide,
 )
 
 from lorebase_inference.testing import ScriptedModelServer
+from lorebase_keeper.testing import assert_problem
 
 QUESTION = {"domain": "supply", "branch": None, "question": "Which suppliers are in Italy?"}
 

@@ -12,7 +12,6 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from packages.guide.tests.conftest import (
     LiveKeeper,
     answering_explorer,
-    assert_problem,
     guide_settings,
     serve_guide,
 )
@@ -22,7 +21,7 @@ from lorebase_guide.service import Guide
 from lorebase_guide.telemetry import EMBEDDINGS, REFUSED, REQUEST_DURATION, REQUESTS
 from lorebase_inference.testing import ScriptedModelServer
 from lorebase_keeper.app import create_app as create_keeper_app
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import assert_problem, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

@@ -49,7 +49,7 @@ from packages.guide.tests.live_stack import (
 from lorebase_core.changes import UpsertRecord
 from lorebase_inference.testing import RecordedRequest, ScriptedModelServer
 from lorebase_keeper.app import create_app as create_keeper
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import grant_key, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 from lorebase_store.testing import commit_changes
@@ -265,9 +265,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         with Canary() as canary, ScriptedModelServer() as model:
             import_directory(store, SUPPLY)
             seed_corpus(store, canary.url)
-            store.ensure_principal("usr_owner")
-            store.add_grant("usr_owner", domain="supply", role="admin")
-            key = store.create_key("usr_owner").secret
+            key = grant_key(store, "usr_owner", domain="supply", role="admin")
             keeper_settings = Settings(
                 keeper={
                     "auth": {"mode": "api_key"},

@@ -7,12 +7,13 @@ import concurrent.futures
 
 import httpx
 import pytest
-from packages.guide.tests.conftest import LiveKeeper, assert_problem, guide_settings, serve_guide
+from packages.guide.tests.conftest import LiveKeeper, guide_settings, serve_guide
 from packages.guide.tests.test_http_stop import QUESTION, Slow, _wait
 
 from lorebase_core.errors import CallerConcurrencyLimited, CallerRateLimited, GuideBusy
 from lorebase_guide.limits import CallerLimits
 from lorebase_inference.testing import ScriptedModelServer
+from lorebase_keeper.testing import assert_problem
 from lorebase_platform.settings import GuideLimitSettings
 
 EMBED = {"text": "late deliveries", "mode": "query"}

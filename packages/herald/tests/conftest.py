@@ -14,7 +14,6 @@ Tests that write do so through agent tasks (branches of their own) or on branche
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,9 +25,9 @@ from mcp.types import CallToolResult, TextContent
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from lorebase_herald import Herald
-from lorebase_keeper.testing import demo_keeper
+from lorebase_keeper.testing import demo_keeper, grant_key
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, TraceSession
+from lorebase_store import Store
 
 ROOT = Path(__file__).resolve().parents[3]
 SUPPLY = ROOT / "examples" / "supply"
@@ -61,9 +60,9 @@ def keeper(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveKeeper]:
     }
     with demo_keeper(SUPPLY, directory, keeper) as live:
         store, keys = live.store, dict(live.keys)
-        store.ensure_principal("usr_parts")
-        store.add_grant("usr_parts", domain="supply", role="viewer", kinds=["Part"])
-        keys["parts"] = store.create_key("usr_parts").secret
+        keys["parts"] = grant_key(
+            store, "usr_parts", domain="supply", role="viewer", kinds=["Part"]
+        )
         files = {}
         for profile, key in keys.items():
             path = directory / f"{profile}.key"
@@ -113,18 +112,3 @@ def text_of(result: CallToolResult) -> str:
     [content] = result.content
     assert isinstance(content, TextContent)
     return content.text
-
-
-def wait_for_session(
-    store: Store, principal: str, session_id: str, steps: int, timeout_s: float = 10.0
-) -> TraceSession:
-    """The trace session once it holds `steps` steps (Keeper writes them off the request path)."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        found = store.trace_session(principal, session_id)
-        if found is not None and len(found.steps) >= steps:
-            return found
-        if time.monotonic() > deadline:
-            held = 0 if found is None else len(found.steps)
-            raise AssertionError(f"session {session_id} holds {held} steps, not {steps}")
-        time.sleep(0.05)

@@ -31,9 +31,10 @@ from examples.agent.herald_process import KEY_VARIABLE, herald_parameters
 
 from lorebase_client import LorebaseClient
 from lorebase_inference.testing import LocalModelServer, RecordedRequest, ScriptedModelServer
+from lorebase_keeper.testing import wait_for_session
 from lorebase_platform.settings import LlmSettings
 
-from .conftest import ROOT, LiveKeeper, wait_for_session
+from .conftest import ROOT, LiveKeeper
 
 pytestmark = pytest.mark.anyio
 

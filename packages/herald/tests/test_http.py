@@ -15,10 +15,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from lorebase_herald import Herald, http_app
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import serve_in_thread, wait_for_session
 from lorebase_store import SessionVisibility
 
-from .conftest import LiveKeeper, herald_settings, text_of, wait_for_session
+from .conftest import LiveKeeper, herald_settings, text_of
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ from mcp import Client
 
 from lorebase_herald import Herald
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import grant_key, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -21,9 +21,8 @@ pytestmark = pytest.mark.anyio
 async def test_a_rate_limited_call_is_a_tool_error_with_the_problem(tmp_path: Path) -> None:
     store = Store.open(f"sqlite:///{tmp_path / 'lorebase.sqlite'}")
     try:
-        store.ensure_principal("usr_reader")
         key_file = tmp_path / "reader.key"
-        key_file.write_text(store.create_key("usr_reader").secret + "\n")
+        key_file.write_text(grant_key(store, "usr_reader") + "\n")
         one = {"per_minute": 1, "burst": 1}
         keeper = Settings(
             keeper={"auth": {"mode": "api_key"}, "rate_limits": {"classes": {"reads": one}}}

@@ -11,7 +11,9 @@ import pytest
 import yaml
 from mcp import Client, StdioServerParameters
 
-from .conftest import LiveKeeper, text_of, wait_for_session
+from lorebase_keeper.testing import wait_for_session
+
+from .conftest import LiveKeeper, text_of
 
 pytestmark = pytest.mark.anyio
 

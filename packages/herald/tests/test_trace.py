@@ -11,11 +11,11 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from lorebase_herald import Herald
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import serve_in_thread
+from lorebase_keeper.testing import grant_key, serve_in_thread, wait_for_session
 from lorebase_platform.settings import Settings
 from lorebase_store import SessionVisibility
 
-from .conftest import LiveKeeper, herald_settings, wait_for_session
+from .conftest import LiveKeeper, herald_settings
 
 pytestmark = pytest.mark.anyio
 
@@ -99,9 +99,7 @@ async def test_with_tracing_off_no_trace_header_is_sent(keeper: LiveKeeper) -> N
         }
     )
     app = create_app(settings, store=keeper.store)
-    keeper.store.ensure_principal("usr_quiet")
-    keeper.store.add_grant("usr_quiet", domain="supply", role="viewer")
-    key = keeper.store.create_key("usr_quiet").secret
+    key = grant_key(keeper.store, "usr_quiet", domain="supply", role="viewer")
     path = keeper.key_files["admin"].with_name("quiet.key")
     path.write_text(key)
     with serve_in_thread(app) as url:

@@ -10,17 +10,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes
@@ -29,17 +28,6 @@ SUPPLY = "/api/v1/domains/supply"
 S_1001 = f"{SUPPLY}/kinds/Supplier/records/S-1001"
 ETAG = re.compile(r'^"(?P<revision>[0-9a-f]{64})\.[0-9a-f]{16}"$')
 PROBLEM = "application/problem+json"
-
-
-@asynccontextmanager
-async def client_of(
-    app: FastAPI, headers: dict[str, str] | None = None
-) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://keeper.test", headers=headers
-    ) as client:
-        yield client
 
 
 def revision_ids(store: Store) -> dict[str, str]:

@@ -4,28 +4,17 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, create_store_engine
 
 
-def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str, object]:
-    """Every error answer is a problem document with a stable code."""
-    assert response.status_code == status
-    assert response.headers["content-type"].startswith("application/problem+json")
-    document = response.json()
-    assert document["status"] == status
-    assert document["code"] == code
-    assert {"type", "title", "detail"} <= set(document)
-    return dict(document)
-
-
 @pytest.fixture
 async def client(store: Store) -> AsyncIterator[httpx.AsyncClient]:
-    app = create_app(Settings(), store=store)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+    async with client_of(create_app(Settings(), store=store)) as http:
         yield http
 
 

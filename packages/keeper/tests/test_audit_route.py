@@ -12,9 +12,8 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
 
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_store import ReadAuditEntry, Store
 
 pytestmark = pytest.mark.anyio

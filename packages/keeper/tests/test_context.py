@@ -8,10 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import TRIM_STEPS, Settings
 from lorebase_store import Store
 

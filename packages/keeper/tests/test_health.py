@@ -12,11 +12,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 from packages.store.tests.test_health import damage_supply
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys, make_keys
+from lorebase_keeper.testing import Keys, assert_problem, make_keys
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

@@ -12,10 +12,9 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import UpsertRecord
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes
 

@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
 from packages.keeper.tests.test_writes import AGENT, API, FLAG, Callers
 
 from lorebase_keeper.app import create_app
+from lorebase_keeper.testing import assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 from lorebase_store.testing import statements_run

@@ -22,11 +22,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from packages.keeper.tests.conftest import supply_with_operations
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.http.paging import encode_cursor
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

@@ -12,12 +12,11 @@ from typing import Any
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 
 import lorebase_keeper.routes.reads.queries
 from lorebase_core.changes import DeleteRecord
 from lorebase_keeper import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes

@@ -17,9 +17,9 @@ from urllib.parse import quote
 import httpx
 import pytest
 import yaml
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
+from lorebase_keeper.testing import assert_problem
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes
 

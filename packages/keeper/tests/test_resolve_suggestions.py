@@ -7,11 +7,10 @@ from typing import Any
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.access import ReadScope
 from lorebase_core.query import parse_query
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio

@@ -7,10 +7,9 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 from packages.keeper.tests.test_context_lean import _admin
 
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 from lorebase_store.testing import change_request

@@ -6,10 +6,9 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

@@ -19,11 +19,12 @@ import anyio
 import httpx
 import pytest
 import uvicorn
-from packages.keeper.tests.test_app import assert_problem
-from packages.keeper.tests.test_loopback import clean_environment, serve_process
+from packages.keeper.tests.auth.test_loopback import clean_environment, serve_process
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.server import BODY_GRACE_S, server_config
+from lorebase_keeper.testing import assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -233,8 +234,7 @@ def test_a_stalled_body_is_a_408_in_process_too(keeper_store: Store) -> None:
             yield b'"Supplier"}'
 
         app = create_app(_settings(), store=keeper_store)
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+        async with client_of(app) as http:
             return await http.post("/api/v1/domains/supply/query", content=stalled())
 
     started = time.monotonic()

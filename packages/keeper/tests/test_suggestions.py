@@ -7,15 +7,12 @@ named, and an invisible name answers byte for byte like an unknown one (docs/aut
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
 
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem, grant_key
 from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
@@ -24,19 +21,15 @@ SUPPLY = "/api/v1/domains/supply"
 
 
 @pytest.fixture
-async def http(keeper: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=keeper), base_url="http://keeper.test"
-    ) as client:
-        yield client
+def http_headers() -> dict[str, str]:
+    """`http` sends no credential: each request names its caller."""
+    return {}
 
 
 @pytest.fixture
 def supplier_editor(supply: Store, keys: Keys) -> str:
     """An editor whose grant is narrowed to Supplier: Part, Contract ... are invisible to it."""
-    supply.ensure_principal("usr_narrow")
-    supply.add_grant("usr_narrow", domain="supply", role="editor", kinds=["Supplier"])
-    return supply.create_key("usr_narrow").secret
+    return grant_key(supply, "usr_narrow", domain="supply", role="editor", kinds=["Supplier"])
 
 
 async def _ask(
@@ -139,9 +132,7 @@ async def test_an_unknown_lens_names_the_closest_usable_one(
 ) -> None:
     answer = await _ask(http, keys.admin, "POST", "/search", {"q": "seal", "lens": "suplier_risk"})
     assert "did you mean 'supplier_risk'?" in str(assert_problem(answer, 422, "lens_unknown"))
-    supply.ensure_principal("usr_plants")
-    supply.add_grant("usr_plants", domain="supply", role="viewer", kinds=["Plant"])
-    plants = supply.create_key("usr_plants").secret
+    plants = grant_key(supply, "usr_plants", domain="supply", role="viewer", kinds=["Plant"])
     for route, body in (("/search", {"q": "x"}), ("/context", {"refs": ["Plant/PL-01"]})):
         unknown = await _ask(http, plants, "POST", route, {**body, "lens": "suplier_risk"})
         invisible = await _ask(http, plants, "POST", route, {**body, "lens": "supplier_risk"})

@@ -17,12 +17,11 @@ from typing import Any
 import httpx
 import pytest
 from packages.keeper.tests.conftest import api_key_settings, supply_with_operations
-from packages.keeper.tests.test_app import assert_problem
 from packages.keeper.tests.test_proposal_scope import OPERATIONS
 
 from lorebase_core.errors import OperationNotFound
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

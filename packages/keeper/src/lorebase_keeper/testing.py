@@ -1,7 +1,9 @@
-"""Helpers for tests that meet Keeper over real HTTP: a Keeper app under uvicorn on loopback
-(`serve_in_thread`), a Keeper with an imported Domain and the demo's principals
-(`demo_keeper`), the principals and API keys of Keeper's own tests (`make_keys`), and a real
-OpenID Connect provider on loopback (`OidcProvider`, tests/oidc/provider.mjs)."""
+"""Helpers for tests that meet Keeper, in every package's tests: a Keeper app under uvicorn on
+loopback (`serve_in_thread`), a Keeper with an imported Domain and the demo's principals
+(`demo_keeper`), the principals and API keys of Keeper's own tests (`make_keys`), a caller's key
+(`grant_key`), the one check of an error answer (`assert_problem`), a trace session once Keeper
+wrote its steps (`wait_for_session`), and a real OpenID Connect provider on loopback
+(`OidcProvider`, tests/oidc/provider.mjs)."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.types import ASGIApp
 
 from lorebase_platform.settings import Settings
-from lorebase_store import Store, import_directory
+from lorebase_store import PrincipalType, Store, TraceSession, import_directory
 
 __all__ = [
     "OIDC_AUDIENCE",
@@ -40,10 +42,13 @@ __all__ = [
     "DemoKeeper",
     "Keys",
     "OidcProvider",
+    "assert_problem",
     "demo_keeper",
     "free_port",
+    "grant_key",
     "make_keys",
     "serve_in_thread",
+    "wait_for_session",
 ]
 
 
@@ -94,27 +99,64 @@ class Keys:
         return {"Authorization": f"Bearer {key}"}
 
 
+def grant_key(store: Store, principal: str, *, kind: PrincipalType = "user", **grant: Any) -> str:
+    """A new API key of `principal` (made when missing, a user or a service), which first gets
+    the grant `grant` names, when it names one (`Store.add_grant`: domain, role, branch, kinds,
+    clearances). A second grant is `store.add_grant`'s."""
+    store.ensure_principal(principal, principal_type=kind)
+    if grant:
+        store.add_grant(principal, **grant)
+    return store.create_key(principal).secret
+
+
 def make_keys(store: Store) -> Keys:
     """Principals with an API key each, on a store holding the supply example: `usr_admin`
     (admin), `usr_viewer` (viewer, no clearances), `usr_supplier` (viewer narrowed to Supplier)
     and the service `svc_agent` (editor on agent/* only, viewer on main)."""
-
-    def principal(name: str, kind: str = "user") -> str:
-        store.ensure_principal(name, principal_type="service" if kind == "service" else "user")
-        return store.create_key(name).secret
-
     keys = Keys(
-        principal("usr_admin"),
-        principal("usr_viewer"),
-        principal("usr_supplier"),
-        principal("svc_agent", "service"),
+        grant_key(store, "usr_admin", domain="supply", role="admin"),
+        grant_key(store, "usr_viewer", domain="supply", role="viewer"),
+        grant_key(store, "usr_supplier", domain="supply", role="viewer", kinds=["Supplier"]),
+        grant_key(
+            store, "svc_agent", kind="service", domain="supply", role="viewer", branch="main"
+        ),
     )
-    store.add_grant("usr_admin", domain="supply", role="admin")
-    store.add_grant("usr_viewer", domain="supply", role="viewer")
-    store.add_grant("usr_supplier", domain="supply", role="viewer", kinds=["Supplier"])
-    store.add_grant("svc_agent", domain="supply", role="viewer", branch="main")
     store.add_grant("svc_agent", domain="supply", role="editor", branch="agent/*")
     return keys
+
+
+def assert_problem(response: httpx.Response | None, status: int, code: str) -> dict[str, Any]:
+    """The problem document of an error answer, checked: its status, media type and `code`, and
+    the members every problem document has. The one check of every error path, in every package.
+
+    The checks say what they found: pytest does not rewrite the asserts of this module.
+    """
+    assert response is not None, "the error came without a response"
+    found = response.status_code
+    assert found == status, f"answered {found}, not {status}: {response.text[:2000]}"
+    media_type = response.headers.get("content-type", "")
+    assert media_type.startswith("application/problem+json"), f"answered {media_type!r}"
+    document = response.json()
+    assert document["status"] == status, f"a problem document of status {document['status']}"
+    assert document["code"] == code, f"code {document['code']!r}, not {code!r}: {document}"
+    missing = {"type", "title", "detail"} - set(document)
+    assert not missing, f"a problem document without {sorted(missing)}: {document}"
+    return dict(document)
+
+
+def wait_for_session(
+    store: Store, principal: str, session_id: str, steps: int, timeout_s: float = 10.0
+) -> TraceSession:
+    """The trace session once it holds `steps` steps (Keeper writes them off the request path)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        found = store.trace_session(principal, session_id)
+        if found is not None and len(found.steps) >= steps:
+            return found
+        if time.monotonic() > deadline:
+            held = 0 if found is None else len(found.steps)
+            raise AssertionError(f"session {session_id} holds {held} steps, not {steps}")
+        time.sleep(0.05)
 
 
 @dataclass(frozen=True)

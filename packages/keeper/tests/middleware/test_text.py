@@ -16,10 +16,10 @@ from dataclasses import dataclass
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -183,11 +183,7 @@ def settings() -> Settings:
 async def api(supply: Store, keys: Keys) -> AsyncIterator[httpx.AsyncClient]:
     """An admin's client, with a branch `work` holding one change and a Proposal of it."""
     app: FastAPI = create_app(settings(), store=supply)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),
-        base_url="http://keeper.test",
-        headers=Keys.header(keys.admin),
-    ) as client:
+    async with client_of(app, Keys.header(keys.admin)) as client:
         made = await client.post(f"{API}/branches", json={"name": "work"})
         assert made.status_code == 201, made.text
         written = await client.post(

@@ -8,13 +8,12 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import api_key_settings
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import api_key_settings, client_of
 
 from lorebase_core.errors import UnsafeSettings
 from lorebase_keeper.app import create_app
 from lorebase_keeper.middleware.browser_headers import API_CSP, WEB_CSP
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_store import Store
 
 INDEX = b"<!doctype html><title>Lorebase</title><script src=/assets/app.js></script>"
@@ -34,9 +33,7 @@ def dist(tmp_path: Path) -> Path:
 @pytest.fixture
 async def web(supply: Store, keys: Keys, dist: Path) -> AsyncIterator[httpx.AsyncClient]:
     app: FastAPI = create_app(api_key_settings(web={"dist": str(dist)}), store=supply)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(app) as client:
         yield client
 
 
@@ -129,9 +126,7 @@ async def test_web_config_names_keeper_guide_and_the_sign_in(
         web={"dist": str(dist), "guide_url": "http://127.0.0.1:8091", "sign_in": "token"}
     )
     app = create_app(settings, store=supply)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(app) as client:
         config = (await client.get("/web-config.json")).json()
         index = await client.get("/")
     assert (config["guideUrl"], config["authMode"]) == ("http://127.0.0.1:8091", "token")

@@ -16,12 +16,11 @@ import click
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.cli.access import grant, key
 from lorebase_keeper.cli.access import principal as principal_command
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 

@@ -1,23 +1,22 @@
-"""Who may read what, as a caller meets it: auth modes, API keys, grants, invisible Kinds, masking.
+"""Who may read what, as a caller meets it: grants, invisible Kinds, masking, branch creation.
 
 The principals are those of conftest.py: `admin` (admin on supply), `viewer` (viewer, no
 clearances), `supplier` (viewer narrowed to Supplier) and `agent` (viewer on main, editor on
-agent/*).
+agent/*); `grant_key` makes others. Who a caller is: test_authenticate.py.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem, grant_key
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -25,202 +24,6 @@ SUPPLY = "/api/v1/domains/supply"
 VAT_NUMBER = "PL7792438105"
 CONTACT_EMAIL = "marta.wisniewska@kavsen.example"
 MASK = "***"
-
-
-@asynccontextmanager
-async def client_of(
-    app: FastAPI, headers: dict[str, str] | None = None
-) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://keeper.test", headers=headers
-    ) as client:
-        yield client
-
-
-def new_key(store: Store, principal: str, **grant: Any) -> str:
-    """An API key of a new principal, with one grant on supply when `grant` names a role."""
-    store.ensure_principal(principal)
-    secret = store.create_key(principal).secret
-    if grant:
-        store.add_grant(principal, domain="supply", **grant)
-    return secret
-
-
-def key_id(key: str) -> str:
-    """The key id inside `lbk_<key id>_<secret>`."""
-    return key.split("_")[1]
-
-
-# -- auth mode none ------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def open_keeper(supply: Store) -> FastAPI:
-    return create_app(Settings(keeper={"auth": {"mode": "none"}}), store=supply)
-
-
-@pytest.mark.anyio
-async def test_auth_mode_none_makes_every_request_the_local_admin(open_keeper: FastAPI) -> None:
-    async with client_of(open_keeper) as http:
-        response = await http.get("/api/v1/auth/whoami")
-    assert response.status_code == 200
-    document = response.json()
-    assert document["principal"] == "local-admin"
-    assert document["type"] == "user"
-    assert document["authenticated_by"] == "none"
-    assert [grant["role"] for grant in document["grants"]] == ["admin"]
-    assert document["grants"][0]["domain"] == "*"
-
-
-@pytest.mark.anyio
-async def test_auth_mode_none_reads_everything_unmasked_without_a_key(
-    open_keeper: FastAPI,
-) -> None:
-    async with client_of(open_keeper) as http:
-        response = await http.get(f"{SUPPLY}/kinds/Supplier/records/S-1001")
-    assert response.status_code == 200
-    assert response.json()["values"]["vat_number"] == VAT_NUMBER
-
-
-@pytest.mark.anyio
-async def test_auth_mode_none_lists_every_domain(open_keeper: FastAPI) -> None:
-    async with client_of(open_keeper) as http:
-        response = await http.get("/api/v1/domains")
-    assert [domain["name"] for domain in response.json()["domains"]] == ["supply"]
-
-
-@pytest.mark.anyio
-async def test_auth_mode_none_ignores_a_credential(open_keeper: FastAPI) -> None:
-    async with client_of(open_keeper, {"Authorization": "Bearer nonsense"}) as http:
-        response = await http.get("/api/v1/auth/whoami")
-    assert response.json()["principal"] == "local-admin"
-
-
-# -- API keys ------------------------------------------------------------------------------------
-
-READS = [
-    pytest.param("/api/v1/auth/whoami", id="whoami"),
-    pytest.param("/api/v1/domains", id="domains"),
-    pytest.param(f"{SUPPLY}/schema", id="schema"),
-    pytest.param(f"{SUPPLY}/kinds/Supplier/records", id="records"),
-    pytest.param(f"{SUPPLY}/kinds/Supplier/records/S-1001", id="record"),
-    pytest.param(f"{SUPPLY}/kinds/Supplier/records/S-1001/explain", id="explain"),
-    pytest.param(f"{SUPPLY}/branches", id="branches"),
-    pytest.param(f"{SUPPLY}/proposals", id="proposals"),
-    pytest.param(f"{SUPPLY}/webhooks", id="webhooks"),
-    pytest.param(f"{SUPPLY}/branches/main/events", id="events"),
-]
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize("path", READS)
-async def test_a_request_without_a_key_is_401_with_www_authenticate(
-    keeper: FastAPI, path: str
-) -> None:
-    async with client_of(keeper) as http:
-        response = await http.get(path)
-    assert_problem(response, 401, "unauthorized")
-    assert response.headers["WWW-Authenticate"].startswith("Bearer")
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize(
-    "credential",
-    [
-        pytest.param("not-a-key", id="malformed"),
-        pytest.param("lbk_000000000000_" + "a" * 43, id="unknown"),
-        pytest.param("lbk_", id="prefix-only"),
-        pytest.param("lbk_" + "0" * 12 + "_" + "x" * 500, id="overlong-secret"),
-    ],
-)
-async def test_a_malformed_or_unknown_key_is_401(keeper: FastAPI, credential: str) -> None:
-    async with client_of(keeper, {"Authorization": f"Bearer {credential}"}) as http:
-        response = await http.get(f"{SUPPLY}/schema")
-    assert_problem(response, 401, "unauthorized")
-    assert response.headers["WWW-Authenticate"].startswith("Bearer")
-
-
-@pytest.mark.anyio
-async def test_a_key_with_a_wrong_secret_is_401(keeper: FastAPI, keys: Keys) -> None:
-    tampered = keys.viewer[:-4] + ("aaaa" if not keys.viewer.endswith("aaaa") else "bbbb")
-    async with client_of(keeper, Keys.header(tampered)) as http:
-        response = await http.get(f"{SUPPLY}/schema")
-    assert_problem(response, 401, "unauthorized")
-
-
-@pytest.mark.anyio
-async def test_a_revoked_key_is_401_on_the_next_request(
-    keeper: FastAPI, keys: Keys, supply: Store
-) -> None:
-    async with client_of(keeper, Keys.header(keys.viewer)) as http:
-        before = await http.get(f"{SUPPLY}/schema")
-        supply.revoke_key(key_id(keys.viewer))
-        after = await http.get(f"{SUPPLY}/schema")
-    assert before.status_code == 200
-    assert_problem(after, 401, "unauthorized")
-
-
-@pytest.mark.anyio
-@pytest.mark.parametrize(
-    "authorization",
-    [
-        pytest.param("Basic dXNyX3ZpZXdlcjpzZWNyZXQ=", id="basic"),
-        pytest.param("Token {key}", id="other-scheme"),
-        pytest.param("Bearer", id="bearer-without-key"),
-        pytest.param("{key}", id="no-scheme"),
-    ],
-)
-async def test_an_authorization_other_than_bearer_is_401(
-    keeper: FastAPI, keys: Keys, authorization: str
-) -> None:
-    header = {"Authorization": authorization.format(key=keys.viewer)}
-    async with client_of(keeper, header) as http:
-        response = await http.get(f"{SUPPLY}/schema")
-    assert_problem(response, 401, "unauthorized")
-    assert response.headers["WWW-Authenticate"].startswith("Bearer")
-
-
-@pytest.mark.anyio
-async def test_the_bearer_scheme_is_case_insensitive(keeper: FastAPI, keys: Keys) -> None:
-    async with client_of(keeper, {"Authorization": f"bearer {keys.viewer}"}) as http:
-        response = await http.get("/api/v1/auth/whoami")
-    assert response.json()["principal"] == "usr_viewer"
-
-
-@pytest.mark.anyio
-async def test_the_x_api_key_header_authenticates(keeper: FastAPI, keys: Keys) -> None:
-    async with client_of(keeper, {"X-API-Key": keys.viewer}) as http:
-        whoami = await http.get("/api/v1/auth/whoami")
-        record = await http.get(f"{SUPPLY}/kinds/Supplier/records/S-1001")
-    assert whoami.json()["principal"] == "usr_viewer"
-    assert whoami.json()["authenticated_by"] == "api_key"
-    assert record.status_code == 200
-
-
-@pytest.mark.anyio
-async def test_whoami_lists_principal_type_and_grants(keeper: FastAPI, keys: Keys) -> None:
-    async with client_of(keeper, Keys.header(keys.agent)) as http:
-        response = await http.get("/api/v1/auth/whoami")
-    document = response.json()
-    assert document["principal"] == "svc_agent"
-    assert document["type"] == "service"
-    grants = {grant["branch"]: grant for grant in document["grants"]}
-    assert set(grants) == {"main", "agent/*"}
-    assert grants["main"]["role"] == "viewer"
-    assert grants["main"]["permissions"] == ["data.read"]
-    assert grants["agent/*"]["role"] == "editor"
-    assert "branch.create" in grants["agent/*"]["permissions"]
-    assert all(grant["domain"] == "supply" for grant in document["grants"])
-
-
-@pytest.mark.anyio
-async def test_whoami_shows_the_kinds_of_a_narrowed_grant(keeper: FastAPI, keys: Keys) -> None:
-    async with client_of(keeper, Keys.header(keys.supplier)) as http:
-        response = await http.get("/api/v1/auth/whoami")
-    [grant] = response.json()["grants"]
-    assert grant["kinds"] == ["Supplier"]
-    assert grant["clearances"] == []
 
 
 # -- grants ---------------------------------------------------------------------------------------
@@ -251,7 +54,7 @@ UNGRANTED_READS = [
 async def test_a_principal_without_a_grant_on_the_domain_is_404_like_an_unknown_domain(
     keeper: FastAPI, supply: Store, path: str
 ) -> None:
-    key = new_key(supply, "usr_elsewhere")
+    key = grant_key(supply, "usr_elsewhere")
     supply.add_grant("usr_elsewhere", domain="other", role="admin")
     async with client_of(keeper, Keys.header(key)) as http:
         response = await http.get(f"{SUPPLY}{path}")
@@ -261,7 +64,7 @@ async def test_a_principal_without_a_grant_on_the_domain_is_404_like_an_unknown_
 
 @pytest.mark.anyio
 async def test_a_principal_without_a_grant_lists_no_domain(keeper: FastAPI, supply: Store) -> None:
-    key = new_key(supply, "usr_nobody")
+    key = grant_key(supply, "usr_nobody")
     async with client_of(keeper, Keys.header(key)) as http:
         response = await http.get("/api/v1/domains")
     assert response.status_code == 200
@@ -277,7 +80,7 @@ async def test_a_viewer_lists_the_supply_domain(keeper: FastAPI, keys: Keys) -> 
 
 @pytest.mark.anyio
 async def test_a_withdrawn_grant_is_404_on_the_next_request(keeper: FastAPI, supply: Store) -> None:
-    key = new_key(supply, "usr_temp", role="viewer")
+    key = grant_key(supply, "usr_temp", domain="supply", role="viewer")
     [grant] = supply.grants("usr_temp")
     async with client_of(keeper, Keys.header(key)) as http:
         before = await http.get(f"{SUPPLY}/schema")
@@ -335,7 +138,7 @@ async def test_a_narrowed_schema_keeps_a_lens_with_its_readable_kinds_only(
 async def test_a_lens_none_of_whose_kinds_is_readable_is_left_out(
     keeper: FastAPI, supply: Store
 ) -> None:
-    key = new_key(supply, "usr_plants", role="viewer", kinds=["Plant"])
+    key = grant_key(supply, "usr_plants", domain="supply", role="viewer", kinds=["Plant"])
     async with client_of(keeper, Keys.header(key)) as http:
         document = (await http.get(f"{SUPPLY}/schema")).json()
     assert [kind["name"] for kind in document["kinds"]] == ["Plant"]
@@ -346,7 +149,7 @@ async def test_a_lens_none_of_whose_kinds_is_readable_is_left_out(
 async def test_a_narrowed_schema_keeps_relations_between_readable_kinds(
     keeper: FastAPI, supply: Store
 ) -> None:
-    key = new_key(supply, "usr_buyer", role="viewer", kinds=["Part", "Supplier"])
+    key = grant_key(supply, "usr_buyer", domain="supply", role="viewer", kinds=["Part", "Supplier"])
     async with client_of(keeper, Keys.header(key)) as http:
         document = (await http.get(f"{SUPPLY}/schema")).json()
     assert [relation["name"] for relation in document["relations"]] == ["supplied_by"]
@@ -459,7 +262,7 @@ async def test_lineage_is_a_record_read_for_a_narrowed_grant(
 
 @pytest.mark.anyio
 async def test_one_grant_without_kinds_reads_everything(keeper: FastAPI, supply: Store) -> None:
-    key = new_key(supply, "usr_both", role="viewer", kinds=["Supplier"])
+    key = grant_key(supply, "usr_both", domain="supply", role="viewer", kinds=["Supplier"])
     supply.add_grant("usr_both", domain="supply", role="reviewer")
     async with client_of(keeper, Keys.header(key)) as http:
         part = await http.get(f"{SUPPLY}/kinds/Part/records/P-10028")
@@ -595,7 +398,7 @@ async def test_the_admin_reads_sensitive_values_unmasked(
 async def test_a_pii_clearance_unmasks_pii_values_only(
     keeper: FastAPI, supply: Store, path: str, extract: Extract
 ) -> None:
-    key = new_key(supply, "usr_pii", role="viewer", clearances=["pii"])
+    key = grant_key(supply, "usr_pii", domain="supply", role="viewer", clearances=["pii"])
     for values in await _values_read(keeper, supply, key, path, extract):
         assert values["contact_email"] == CONTACT_EMAIL
         assert values["vat_number"] == MASK
@@ -658,7 +461,7 @@ async def test_a_viewer_may_not_create_a_branch(keeper: FastAPI, keys: Keys) -> 
 
 @pytest.mark.anyio
 async def test_a_branch_needs_data_read_on_its_source(keeper: FastAPI, supply: Store) -> None:
-    key = new_key(supply, "usr_sandbox", role="editor", branch="sandbox/*")
+    key = grant_key(supply, "usr_sandbox", domain="supply", role="editor", branch="sandbox/*")
     async with client_of(keeper, Keys.header(key)) as http:
         response = await http.post(f"{SUPPLY}/branches", json={"name": "sandbox/one"})
     assert_problem(response, 403, "forbidden")

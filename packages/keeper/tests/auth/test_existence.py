@@ -9,18 +9,16 @@ and `viewer` of conftest.py (no clearances) for masked values.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem, grant_key
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes
@@ -127,18 +125,11 @@ class World:
     """A Revision prefix as long as the one of `secret_revision` that names no Revision."""
 
 
-def _key(store: Store, principal: str, **grant: Any) -> str:
-    store.ensure_principal(principal)
-    key = store.create_key(principal).secret
-    store.add_grant(principal, **grant)
-    return key
-
-
 @pytest.fixture
 def world(supply: Store, keys: Keys) -> World:
-    outsider = _key(supply, "usr_outsider", domain="other", role="admin")
-    main_viewer = _key(supply, "usr_main", domain="supply", role="viewer", branch="main")
-    part_viewer = _key(supply, "usr_parts", domain="supply", role="viewer", kinds=["Part"])
+    outsider = grant_key(supply, "usr_outsider", domain="other", role="admin")
+    main_viewer = grant_key(supply, "usr_main", domain="supply", role="viewer", branch="main")
+    part_viewer = grant_key(supply, "usr_parts", domain="supply", role="viewer", kinds=["Part"])
     supply.create_branch("supply", "secret", created_by="usr_admin")
     secret = commit_changes(
         supply, [UpsertRecord("Supplier", "S-1001", {"risk_score": 11})], branch="secret"
@@ -157,11 +148,9 @@ def world(supply: Store, keys: Keys) -> World:
 
 
 @pytest.fixture
-async def http(keeper: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=keeper), base_url="http://keeper.test"
-    ) as client:
-        yield client
+def http_headers() -> dict[str, str]:
+    """`http` sends no credential: each request names its caller."""
+    return {}
 
 
 async def _ask(http: httpx.AsyncClient, key: str, domain: str, request: Request) -> httpx.Response:
@@ -208,7 +197,7 @@ async def test_an_unknown_domain_answers_alike_for_a_reader_of_every_domain(
     http: httpx.AsyncClient, world: World, supply: Store
 ) -> None:
     # both callers read supply and no other Domain: the same list to suggest from
-    everywhere = _key(supply, "usr_everywhere", domain="*", role="viewer")
+    everywhere = grant_key(supply, "usr_everywhere", domain="*", role="viewer")
     from_store = await _ask(http, everywhere, "nowhere", READS["schema"](None, None))
     from_grants = await _ask(http, world.main_viewer, "elsewhere", READS["schema"](None, None))
     assert_alike(from_store, from_grants, ("nowhere", "elsewhere"), 404, "domain-not-found")
@@ -294,7 +283,7 @@ async def test_a_revision_of_the_branch_history_reads_without_a_grant_on_its_bas
 ) -> None:
     first = supply.log("supply")[-1].id  # a Revision of main, before agent/only forked
     supply.create_branch("supply", "agent/only", created_by="usr_admin")
-    key = _key(supply, "usr_agent_only", domain="supply", role="viewer", branch="agent/*")
+    key = grant_key(supply, "usr_agent_only", domain="supply", role="viewer", branch="agent/*")
     request = READS["record"]("agent/only", first[:10])
     response = await _ask(http, key, "supply", request)
     assert response.status_code == 200, response.text
@@ -306,7 +295,7 @@ async def test_a_revision_of_the_branch_history_reads_without_a_grant_on_its_bas
 async def test_a_branch_cut_at_a_revision_of_an_unreadable_branch_is_refused_alike(
     http: httpx.AsyncClient, world: World, supply: Store
 ) -> None:
-    creator = _key(supply, "usr_creator", domain="supply", role="editor", branch="main")
+    creator = grant_key(supply, "usr_creator", domain="supply", role="editor", branch="main")
     supply.add_grant("usr_creator", domain="supply", role="editor", branch="agent/*")
     route = READS["create-branch"]
     found = await _ask(http, creator, "supply", route("main", world.secret_revision))
@@ -381,7 +370,7 @@ async def test_an_invisible_trait_answers_like_an_unknown_one(
 async def test_a_trait_with_a_readable_kind_answers(
     http: httpx.AsyncClient, world: World, supply: Store
 ) -> None:
-    plants = _key(supply, "usr_plants", domain="supply", role="viewer", kinds=["Plant"])
+    plants = grant_key(supply, "usr_plants", domain="supply", role="viewer", kinds=["Plant"])
     response = await _ask(http, plants, "supply", TRAIT_ROUTES["query"]("Located"))
     assert response.status_code == 200, response.text
     assert {record["kind"] for record in response.json()["records"]} == {"Plant"}

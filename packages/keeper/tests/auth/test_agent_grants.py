@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
-from packages.keeper.tests.test_access_commands import keeper_over
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.cli.test_access import keeper_over
+from packages.keeper.tests.conftest import ROOT
 
 from lorebase_keeper.cli.access import grant, key
+from lorebase_keeper.testing import assert_problem, grant_key
 from lorebase_store import Store
 
 pytestmark = pytest.mark.anyio
 
-AUTH_MD = Path(__file__).resolve().parents[3] / "docs" / "auth.md"
+AUTH_MD = ROOT / "docs" / "auth.md"
 SUPPLY = "/api/v1/domains/supply"
 TASK = {
     "parameters": {"supplier": "S-1001", "severity": "high", "reason": "Two late deliveries"},
@@ -96,9 +96,9 @@ async def test_the_documented_agent_grants_make_a_task_write_a_proposal(
 async def test_viewer_on_main_refuses_the_task_write_naming_the_permission(
     database_url: str, supply: Store
 ) -> None:
-    supply.ensure_principal("svc_reader", principal_type="service")
-    secret = supply.create_key("svc_reader").secret
-    supply.add_grant("svc_reader", domain="supply", role="viewer", branch="main")
+    secret = grant_key(
+        supply, "svc_reader", kind="service", domain="supply", role="viewer", branch="main"
+    )
     supply.add_grant("svc_reader", domain="supply", role="editor", branch="agent/*")
     async with keeper_over(supply, secret) as http:
         refused = await http.post(f"{SUPPLY}/operations/flag_supplier_risk/execute", json=TASK)

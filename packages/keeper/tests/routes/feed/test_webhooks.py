@@ -5,14 +5,14 @@ from __future__ import annotations
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.errors import ClearanceForbidden
 from lorebase_keeper.app import create_app
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.routes.feed.webhooks import _require_clearances
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import GrantInfo, OutgoingDelivery, SendResult, Store, deliver_pending
 from lorebase_store.testing import change_request
@@ -173,10 +173,7 @@ async def test_without_an_encryption_key_creation_answers_409(supply: Store, key
         Settings(keeper={"auth": {"mode": "api_key", "authz": {"grants_cache_ttl_s": 0}}}),
         store=supply,
     )
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://keeper.test", headers=Keys.header(keys.admin)
-    ) as client:
+    async with client_of(app, Keys.header(keys.admin)) as client:
         refused = await client.post(WEBHOOKS, json={"url": "https://agents.example.com/"})
     problem = assert_problem(refused, 409, "encryption_key_required")
     assert "webhooks.encryption_key" in str(problem["detail"])

@@ -10,7 +10,6 @@ import os
 import stat
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import ROOT, client_of, wait_until_ready
 
 from lorebase_core.errors import Conflict, DomainNotFound
 from lorebase_keeper.app import create_app
@@ -29,12 +28,12 @@ from lorebase_keeper.cli.demo import (
     read_profiles,
     setup_demo,
 )
-from lorebase_keeper.testing import free_port
+from lorebase_keeper.testing import assert_problem, free_port
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
 URL = "http://127.0.0.1:8080"
-EXAMPLE = Path(__file__).parents[3] / "examples" / "supply"
+EXAMPLE = ROOT / "examples" / "supply"
 LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
 SUPPLY = "/api/v1/domains/supply"
 
@@ -194,8 +193,7 @@ async def test_the_demo_keys_walk_the_write_and_review_loop(supply: Store, tmp_p
     def as_(profile: str) -> dict[str, str]:
         return {"Authorization": f"Bearer {made[profile]}"}
 
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+    async with client_of(app) as http:
         answer = await http.post(
             f"{SUPPLY}/operations/update_supplier/execute",
             json={
@@ -276,15 +274,7 @@ def test_the_demo_serves_with_api_keys_on_loopback(tmp_path: Path) -> None:
         )
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{url}/readyz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert process.poll() is None, output.read_text()
-                assert time.monotonic() < deadline, "Keeper did not start within 60 s"
-                time.sleep(0.2)
+        wait_until_ready(url, process, output)
         agent = profiles_of(profiles)["agent"]
         assert agent["url"] == url
         assert agent["api_key"] in output.read_text()

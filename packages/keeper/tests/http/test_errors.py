@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.errors import MAX_ISSUES
+from lorebase_keeper.testing import assert_problem
 
 pytestmark = pytest.mark.anyio
 

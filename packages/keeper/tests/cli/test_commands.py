@@ -6,12 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 from click.testing import CliRunner
+from packages.keeper.tests.conftest import ROOT, wait_until_ready
 
 from lorebase_client.cli import main
 from lorebase_core.changes import UpsertRecord
@@ -19,7 +18,6 @@ from lorebase_keeper.testing import free_port
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes
 
-ROOT = Path(__file__).parents[3]
 SUPPLY = ROOT / "examples" / "supply"
 LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
 
@@ -132,15 +130,7 @@ def test_serve_answers_on_loopback(tmp_path: Path) -> None:
             stderr=subprocess.STDOUT,
         )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                response = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert process.poll() is None, output.read_text()
-                assert time.monotonic() < deadline, "Keeper did not start within 30 s"
-                time.sleep(0.2)
+        response = wait_until_ready(f"http://127.0.0.1:{port}", process, output, timeout_s=30)
         assert response.json() == {"status": "ready", "database": "sqlite"}
     finally:
         process.terminate()

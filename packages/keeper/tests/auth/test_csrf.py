@@ -13,13 +13,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute, iter_route_contexts
-from packages.keeper.tests.test_app import assert_problem
-from packages.keeper.tests.test_sessions import SIGN_IN, session_settings
+from packages.keeper.tests.conftest import client_of
+from packages.keeper.tests.routes.auth.test_sessions import SIGN_IN, session_settings
 
 from lorebase_core.sessions import CSRF_HEADER
 from lorebase_keeper.app import create_app
 from lorebase_keeper.auth.csrf import SAFE_METHODS
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_store import Store
 from lorebase_store.testing import every_row
 
@@ -54,9 +54,7 @@ def app(supply: Store) -> FastAPI:
 @pytest.fixture
 async def signed_in(app: FastAPI, keys: Keys) -> AsyncIterator[tuple[httpx.AsyncClient, str]]:
     """An administrator's browser: its session cookie, and the CSRF token."""
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(app) as client:
         answer = await client.post(SIGN_IN, json={"api_key": keys.admin})
         yield client, answer.json()["csrf_token"]
 

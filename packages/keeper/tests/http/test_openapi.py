@@ -16,11 +16,11 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
+from packages.keeper.tests.conftest import client_of
 from packages.keeper.tests.published_schema import AnswersMatchDocument
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -31,8 +31,7 @@ API = "/api/v1/domains/supply"
 
 @pytest.fixture
 async def anonymous(keeper: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=keeper)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as client:
+    async with client_of(keeper) as client:
         yield client
 
 
@@ -66,8 +65,7 @@ async def test_the_document_requires_an_api_key_except_on_the_probes(
 
 async def test_with_auth_none_the_document_requires_nothing(supply: Store) -> None:
     app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=supply)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as client:
+    async with client_of(app) as client:
         document = (await client.get("/openapi.json")).json()
     assert "security" not in document
     assert "securitySchemes" not in document.get("components", {})

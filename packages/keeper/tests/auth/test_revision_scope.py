@@ -13,17 +13,15 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
 
 from lorebase_core.changes import UpsertRecord
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem, grant_key
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes, history_cursor
 
@@ -50,13 +48,6 @@ class World:
     """full id, short prefix, tag and branch."""
 
 
-def _key(store: Store, principal: str, **grant: Any) -> str:
-    store.ensure_principal(principal)
-    key = store.create_key(principal).secret
-    store.add_grant(principal, **grant)
-    return key
-
-
 def _unknown_hex(known: set[str], length: int) -> str:
     """Hex digits of a length that start no Revision of the Domain."""
     return next(
@@ -79,9 +70,9 @@ def world(supply: Store, keys: Keys) -> World:
     supply.create_tag("supply", "v1", supply.log("supply")[0].id, created_by="usr_admin")
     known = {revision.id for revision in supply.log("supply")} | {task.id}
     keys_by_grant = {
-        "whole-domain": _key(supply, "usr_all", domain="supply", role="viewer"),
-        "only-main": _key(supply, "usr_main", domain="supply", role="viewer", branch="main"),
-        "main-kinds": _key(
+        "whole-domain": grant_key(supply, "usr_all", domain="supply", role="viewer"),
+        "only-main": grant_key(supply, "usr_main", domain="supply", role="viewer", branch="main"),
+        "main-kinds": grant_key(
             supply, "usr_kinds", domain="supply", role="viewer", branch="main", kinds=["Supplier"]
         ),
     }
@@ -166,11 +157,9 @@ GRANTS = ("whole-domain", "only-main", "main-kinds")
 
 
 @pytest.fixture
-async def http(keeper: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=keeper), base_url="http://keeper.test"
-    ) as client:
-        yield client
+def http_headers() -> dict[str, str]:
+    """`http` sends no credential: each request names its caller."""
+    return {}
 
 
 async def _ask(http: httpx.AsyncClient, key: str, request: Request) -> httpx.Response:

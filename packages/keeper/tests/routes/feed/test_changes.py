@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import api_key_settings
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import ROOT, api_key_settings, client_of
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem, grant_key
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 from lorebase_store.testing import commit_changes
 
 SUPPLY = "/api/v1/domains/supply"
 CHANGES = f"{SUPPLY}/branches/main/changes"
-LIBRARY = Path(__file__).parents[3] / "tests" / "data" / "library"
+LIBRARY = ROOT / "tests" / "data" / "library"
 
 pytestmark = pytest.mark.anyio
 
@@ -140,8 +137,7 @@ async def test_bad_input_is_a_problem_document(http: httpx.AsyncClient) -> None:
 
 
 async def test_a_grant_narrowed_to_kinds_is_history_forbidden(keeper: FastAPI, keys: Keys) -> None:
-    transport = httpx.ASGITransport(app=keeper)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as client:
+    async with client_of(keeper) as client:
         narrowed = await client.get(CHANGES, headers=Keys.header(keys.supplier))
         assert_problem(narrowed, 403, "history-forbidden")
         viewer = await client.get(CHANGES, headers=Keys.header(keys.viewer))
@@ -151,14 +147,9 @@ async def test_a_grant_narrowed_to_kinds_is_history_forbidden(keeper: FastAPI, k
 
 async def test_the_second_domain(store: Store, keeper_settings: Settings) -> None:
     import_directory(store, LIBRARY)
-    store.ensure_principal("usr_reader")
-    key = store.create_key("usr_reader").secret
-    store.add_grant("usr_reader", domain="library", role="viewer")
+    key = grant_key(store, "usr_reader", domain="library", role="viewer")
     app = create_app(keeper_settings, store=store)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(
-        transport=transport, base_url="http://keeper.test", headers=Keys.header(key)
-    ) as client:
+    async with client_of(app, Keys.header(key)) as client:
         answer = await client.get("/api/v1/domains/library/branches/main/changes")
     assert answer.status_code == 200
     assert {event["domain"] for event in answer.json()["events"]} == {"library"}

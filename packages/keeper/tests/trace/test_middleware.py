@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_core.values import format_datetime
 from lorebase_keeper.app import create_app
@@ -157,9 +158,7 @@ async def test_without_the_header_nothing_is_traced(traced: Callable[..., Traced
 
 async def test_tracing_off_records_nothing_even_when_asked(supply: Store, keys: Keys) -> None:
     app = create_app(Settings(keeper={"auth": {"mode": "api_key"}}), store=supply)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as http:
+    async with client_of(app) as http:
         response = await http.get(f"{API}/schema", headers={**Keys.header(keys.admin), **opt_in()})
     assert response.status_code == 200
     assert app.state.keeper.recorder.pending() == 0
@@ -414,9 +413,7 @@ async def test_the_read_audit_records_reads_without_the_trace(supply: Store, key
         }
     )
     app = create_app(settings, store=supply)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as http:
+    async with client_of(app) as http:
         headers = Keys.header(keys.viewer)
         assert (
             await http.get(f"{API}/kinds/Supplier/records/S-1001", headers=headers)

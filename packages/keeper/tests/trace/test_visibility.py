@@ -1,6 +1,6 @@
 """Who sees what of the agent trace, rule by rule, on principals built from grants.
 
-test_trace_routes.py runs the matrix through HTTP; these cases cover the grant shapes it does
+routes/test_trace.py runs the matrix through HTTP; these cases cover the grant shapes it does
 not: globs, grants limited to a branch, Link refs, and what the sessions list is given.
 """
 

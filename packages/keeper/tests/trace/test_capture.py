@@ -11,10 +11,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from packages.keeper.tests.conftest import ROOT
 
 from lorebase_core.schema import Schema, load_schema
 from lorebase_keeper.trace.answers import record_ref, refs_of, result_of
@@ -22,7 +22,6 @@ from lorebase_keeper.trace.capture import capture_query, json_type
 from lorebase_keeper.trace.sensitivity import SensitiveNames, sensitive_names
 from lorebase_platform.settings import TraceSettings
 
-ROOT = Path(__file__).parents[3]
 SUPPLY = load_schema((ROOT / "examples" / "supply" / "schema.yaml").read_text())
 CLINIC_TEXT = """
 domain: {name: clinic}

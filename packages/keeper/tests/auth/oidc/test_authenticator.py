@@ -15,7 +15,6 @@ import json
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -24,7 +23,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import client_of
 from pydantic import ValidationError
 
 from lorebase_core.errors import PrincipalNotFound, SignInUnavailable, Unauthorized, UnsafeSettings
@@ -34,6 +33,8 @@ from lorebase_keeper.testing import (
     OIDC_AUDIENCE,
     OIDC_REDIRECT_URI,
     OidcProvider,
+    assert_problem,
+    grant_key,
     serve_in_thread,
 )
 from lorebase_platform.settings import OidcSettings, Settings
@@ -72,10 +73,9 @@ def keeper(store: Store, oidc_provider: OidcProvider) -> FastAPI:
 
 
 @pytest.fixture
-async def http(keeper: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=keeper)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as client:
-        yield client
+def http_headers() -> dict[str, str]:
+    """`http` sends no credential: each request names its caller."""
+    return {}
 
 
 def exists(store: Store, principal_id: str) -> bool:
@@ -136,11 +136,9 @@ async def test_the_groups_claim_gives_the_grants_of_its_group(
 
 @pytest.mark.anyio
 async def test_api_key_and_oidc_mode_takes_both(store: Store, oidc_provider: OidcProvider) -> None:
-    store.ensure_principal("usr_keyed")
-    key = store.create_key("usr_keyed").secret
+    key = grant_key(store, "usr_keyed")
     app = create_app(oidc_settings(oidc_provider.issuer, mode="api_key+oidc"), store=store)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+    async with client_of(app) as http:
         by_key = await http.get(WHOAMI, headers=bearer(key))
         assert by_key.json()["authenticated_by"] == "api_key"
         by_token = await http.get(WHOAMI, headers=bearer(oidc_provider.access_token("bob")))
@@ -304,8 +302,7 @@ async def test_an_issuer_that_is_down_is_a_502_naming_it(
     issuer = f"http://127.0.0.1:{_closed_port()}"
     app = create_app(oidc_settings(issuer), store=store)
     token = oidc_provider.sign(oidc_provider.claims("gina", iss=issuer))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+    async with client_of(app) as http:
         problem = assert_problem(
             await http.get(WHOAMI, headers=bearer(token)), 502, "identity-provider-unavailable"
         )
@@ -324,8 +321,7 @@ async def test_a_discovery_document_of_another_issuer_is_refused(
     issuer = oidc_provider.issuer.replace("127.0.0.1", "localhost")
     app = create_app(oidc_settings(issuer), store=store)
     token = oidc_provider.sign(oidc_provider.claims("gina", iss=issuer))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+    async with client_of(app) as http:
         problem = assert_problem(
             await http.get(WHOAMI, headers=bearer(token)), 502, "identity-provider-unavailable"
         )
@@ -371,8 +367,7 @@ async def test_auth_oidc_tells_clients_how_to_sign_in_without_a_credential(
 @pytest.mark.anyio
 async def test_auth_oidc_is_not_found_in_api_key_mode(store: Store) -> None:
     app = create_app(Settings(keeper={"auth": {"mode": "api_key"}}), store=store)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+    async with client_of(app) as http:
         assert_problem(await http.get("/api/v1/auth/oidc"), 404, "not-found")
 
 

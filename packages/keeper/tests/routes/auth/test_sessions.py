@@ -10,12 +10,12 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_core.sessions import SESSION_ID, csrf_token
 from lorebase_keeper.app import create_app
 from lorebase_keeper.cli.access import key, session
-from lorebase_keeper.testing import Keys, make_keys, serve_in_thread
+from lorebase_keeper.testing import Keys, assert_problem, make_keys, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import SessionVisibility, Store, api_key_id
 from lorebase_store.testing import age_session, session_rows
@@ -52,9 +52,7 @@ def keys(store: Store) -> Keys:
 async def browser(store: Store) -> AsyncIterator[httpx.AsyncClient]:
     """A client with a cookie jar and no credential of its own, as a browser is."""
     app = create_app(session_settings(), store=store)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(app) as client:
         yield client
 
 
@@ -320,18 +318,14 @@ async def test_a_key_session_ends_when_the_mode_stops_taking_keys(store: Store, 
         settings=settings.keeper.auth.sessions,
     )
     app = create_app(session_settings("oidc"), store=store)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(app) as client:
         client.cookies.set("lorebase_session", made.session_id)
         assert_problem(await client.get("/api/v1/auth/whoami"), 401, "unauthorized")
 
 
 async def test_sessions_limit_per_principal(store: Store, keys: Keys) -> None:
     app = create_app(session_settings(max_per_principal=2), store=store)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(app) as client:
         for _ in range(3):
             client.cookies.clear()
             assert (await client.post(SIGN_IN, json={"api_key": keys.viewer})).status_code == 201
@@ -361,9 +355,7 @@ async def test_web_marker_and_cookie_requests_stay_out_of_trace_all(
         found = supply.trace_sessions(visibility=visibility, actor=principal, limit=100)
         return sum(summary.calls for summary in found.sessions)
 
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(app) as client:
         await client.post(SIGN_IN, json={"api_key": keys.viewer})
         assert "kb_sess" in client.cookies
         await client.get("/api/v1/domains/supply/schema")

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_core.errors import UnsafeSettings
 from lorebase_keeper.app import create_app
 from lorebase_keeper.auth.rate_classes import RATE_CLASSES
-from lorebase_keeper.testing import Keys, serve_in_thread
+from lorebase_keeper.testing import Keys, assert_problem, serve_in_thread
 from lorebase_platform import RateLimiter, WindowLimiter
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
@@ -56,16 +55,6 @@ class Clock:
         return self.now
 
 
-@asynccontextmanager
-async def client(app: FastAPI, key: str) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app),
-        base_url="http://keeper.test",
-        headers=Keys.header(key),
-    ) as http:
-        yield http
-
-
 def refused_as(response: httpx.Response, code: str, rate_class: str) -> dict[str, object]:
     document = assert_problem(response, 429, code)
     assert document["class"] == rate_class
@@ -93,7 +82,7 @@ async def test_answers_carry_the_headers_and_a_refusal_says_when_to_retry(
 ) -> None:
     # a token every 10 s: none comes back while the test runs
     app = create_app(limited(classes=classes(reads={"per_minute": 6, "burst": 2})), store=supply)
-    async with client(app, keys.viewer) as http:
+    async with client_of(app, Keys.header(keys.viewer)) as http:
         first = await http.get(f"{API}/schema")
         assert first.status_code == 200
         assert first.headers["RateLimit-Limit"] == "6"
@@ -106,24 +95,26 @@ async def test_answers_carry_the_headers_and_a_refusal_says_when_to_retry(
         assert document["limit"] == 6
         assert "keeper.rate_limits.classes.reads" in str(document["detail"])
         assert refused.headers["RateLimit-Policy"] == "6;w=60;burst=2"
-    async with client(app, keys.admin) as other:  # another principal has its own bucket
+    async with client_of(
+        app, Keys.header(keys.admin)
+    ) as other:  # another principal has its own bucket
         assert (await other.get(f"{API}/schema")).status_code == 200
 
 
 async def test_unauthenticated_requests_are_not_charged(supply: Store, keys: Keys) -> None:
     app = create_app(limited(classes=classes(reads={"per_minute": 1, "burst": 1})), store=supply)
-    async with client(app, "lbk_not_a_key") as stranger:
+    async with client_of(app, Keys.header("lbk_not_a_key")) as stranger:
         for _ in range(3):
             refused = await stranger.get(f"{API}/schema")
             assert_problem(refused, 401, "unauthorized")
             assert "RateLimit-Remaining" not in refused.headers
-    async with client(app, keys.viewer) as http:
+    async with client_of(app, Keys.header(keys.viewer)) as http:
         assert (await http.get(f"{API}/schema")).status_code == 200
 
 
 async def test_health_and_sign_in_routes_are_not_limited(supply: Store, keys: Keys) -> None:
     app = create_app(limited(classes=classes(reads={"per_minute": 1, "burst": 1})), store=supply)
-    async with client(app, keys.viewer) as http:
+    async with client_of(app, Keys.header(keys.viewer)) as http:
         for _ in range(3):
             answer = await http.get("/healthz")
             assert answer.status_code == 200
@@ -134,7 +125,7 @@ async def test_health_and_sign_in_routes_are_not_limited(supply: Store, keys: Ke
 async def test_each_class_has_its_own_bucket(supply: Store, keys: Keys) -> None:
     one = {"per_minute": 1, "burst": 1}
     app = create_app(limited(classes=classes(reads=one, search=one, context=one)), store=supply)
-    async with client(app, keys.admin) as http:
+    async with client_of(app, Keys.header(keys.admin)) as http:
         search = {"q": "Kavsen"}
         assert (await http.post(f"{API}/search", json=search)).status_code == 200
         refused_as(await http.post(f"{API}/search", json=search), "rate-limited", "search")
@@ -154,7 +145,7 @@ async def test_a_domain_overrides_a_class_for_the_paths_of_that_domain(
 ) -> None:
     settings = limited(domains={"supply": {"reads": {"per_minute": 1, "burst": 1}}})
     app = create_app(settings, store=supply)
-    async with client(app, keys.admin) as http:
+    async with client_of(app, Keys.header(keys.admin)) as http:
         first = await http.get(f"{API}/schema")
         assert first.headers["RateLimit-Policy"] == "1;w=60;burst=1"
         document = refused_as(await http.get(f"{API}/schema"), "rate-limited", "reads")
@@ -168,7 +159,7 @@ async def test_a_refill_lets_requests_through_again(supply: Store, keys: Keys) -
     app = create_app(limited(classes=classes(reads={"per_minute": 60, "burst": 1})), store=supply)
     clock = Clock()
     app.state.keeper.authenticator.limits.limiter = RateLimiter(clock=clock)
-    async with client(app, keys.viewer) as http:
+    async with client_of(app, Keys.header(keys.viewer)) as http:
         assert (await http.get(f"{API}/schema")).status_code == 200
         refused = await http.get(f"{API}/schema")
         assert refused_as(refused, "rate-limited", "reads")["retry_after_s"] == 1
@@ -179,7 +170,7 @@ async def test_a_refill_lets_requests_through_again(supply: Store, keys: Keys) -
 async def test_an_agent_flow_write_counts_once_in_writes(supply: Store, keys: Keys) -> None:
     supply.add_grant("svc_agent", domain="supply", role="editor", branch="main")
     app = create_app(limited(classes=classes(writes={"per_minute": 60, "burst": 5})), store=supply)
-    async with client(app, keys.agent) as http:
+    async with client_of(app, Keys.header(keys.agent)) as http:
         answer = await http.post(f"{API}/operations/flag_supplier_risk/execute", json=FLAG)
         assert answer.status_code == 202, answer.text
         assert answer.json()["branch_created"] is True
@@ -191,7 +182,7 @@ async def test_an_agent_flow_write_counts_once_in_writes(supply: Store, keys: Ke
 
 async def test_notes_count_as_writes(supply: Store, keys: Keys) -> None:
     app = create_app(limited(classes=classes(writes={"per_minute": 1, "burst": 2})), store=supply)
-    async with client(app, keys.agent) as http:
+    async with client_of(app, Keys.header(keys.agent)) as http:
         note = await http.post("/api/v1/trace/sessions/s-1/notes", json={"text": "thinking"})
         assert note.status_code == 202
         assert (note.headers["RateLimit-Policy"], note.headers["RateLimit-Remaining"]) == (
@@ -210,7 +201,7 @@ async def test_notes_count_as_writes(supply: Store, keys: Keys) -> None:
 async def test_a_daily_quota_refuses_until_utc_midnight(supply: Store, keys: Keys) -> None:
     quota = {"per_minute": 600, "burst": 60, "per_day": 2}
     app = create_app(limited(classes=classes(search=quota)), store=supply)
-    async with client(app, keys.viewer) as http:
+    async with client_of(app, Keys.header(keys.viewer)) as http:
         search = {"q": "Kavsen"}
         first = await http.post(f"{API}/search", json=search)
         assert first.headers["RateLimit-Policy"] == "600;w=60;burst=60, 2;w=86400"
@@ -231,7 +222,7 @@ async def test_a_request_refused_before_its_route_runs_is_charged_once(
     supply: Store, keys: Keys
 ) -> None:
     app = create_app(limited(classes=classes(reads={"per_minute": 1, "burst": 1})), store=supply)
-    async with client(app, keys.viewer) as http:
+    async with client_of(app, Keys.header(keys.viewer)) as http:
         invalid = await http.get(f"{API}/kinds/Supplier/records", params={"limit": "many"})
         assert_problem(invalid, 422, "invalid-input")
         assert invalid.headers["RateLimit-Remaining"] == "0"
@@ -243,7 +234,7 @@ async def test_a_request_refused_before_its_route_runs_is_charged_once(
 async def test_limits_can_be_turned_off(supply: Store, keys: Keys) -> None:
     settings = limited(enabled=False, classes=classes(reads={"per_minute": 1, "burst": 1}))
     app = create_app(settings, store=supply)
-    async with client(app, keys.viewer) as http:
+    async with client_of(app, Keys.header(keys.viewer)) as http:
         for _ in range(3):
             answer = await http.get(f"{API}/schema")
             assert answer.status_code == 200

@@ -18,15 +18,15 @@ from pathlib import Path
 import anyio
 import httpx
 import sqlean
+from packages.keeper.tests.conftest import ROOT, wait_until_ready
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import free_port
+from lorebase_keeper.testing import free_port, grant_key
 from lorebase_keeper.trace.recorder import DROPPED, RECORDED
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, import_directory
 from lorebase_store.testing import trace_consistency
 
-ROOT = Path(__file__).resolve().parents[3]
 SUPPLY = ROOT / "examples" / "supply"
 LOREBASE = [sys.executable, "-m", "lorebase_client.cli"]
 SCHEMA_URL = "/api/v1/domains/supply/schema"
@@ -50,27 +50,13 @@ def keeper_process(
     )
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"{url}/readyz", timeout=1)
-                break
-            except httpx.TransportError:
-                assert process.poll() is None, (tmp_path / f"keeper-{port}.log").read_text()
-                assert time.monotonic() < deadline, "Keeper did not start within 60 s"
-                time.sleep(0.2)
+        wait_until_ready(url, process, tmp_path / f"keeper-{port}.log")
         yield url, process
     finally:
         if process.poll() is None:
             process.terminate()
             process.wait(timeout=20)
         log.close()
-
-
-def _admin(store: Store) -> str:
-    store.ensure_principal("usr_admin")
-    store.add_grant("usr_admin", domain="supply", role="admin")
-    return store.create_key("usr_admin").secret
 
 
 def _hammer(url: str, key: str, session: str, calls: int, threads: int = 4) -> None:
@@ -101,7 +87,7 @@ def test_the_session_cap_holds_across_two_keepers(database_url: str, tmp_path: P
     store = Store.open(database_url)
     try:
         import_directory(store, SUPPLY)
-        key = _admin(store)
+        key = grant_key(store, "usr_admin", domain="supply", role="admin")
         settings = {"max_steps_per_session": 40, "batch_size": 5, "flush_interval_s": 0.05}
         with (
             keeper_process(database_url, tmp_path, **settings) as (first, _),
@@ -125,7 +111,7 @@ def test_a_keeper_killed_mid_batch_corrupts_nothing(database_url: str, tmp_path:
     store = Store.open(database_url)
     try:
         import_directory(store, SUPPLY)
-        key = _admin(store)
+        key = grant_key(store, "usr_admin", domain="supply", role="admin")
         with keeper_process(database_url, tmp_path, batch_size=20, flush_interval_s=0.05) as (
             url,
             process,
@@ -154,8 +140,7 @@ def test_a_refusing_database_drops_by_reason_and_loses_no_count(tmp_path: Path) 
     path = tmp_path / "lorebase.sqlite"
     store = Store.open(f"sqlite:///{path}", busy_timeout_ms=20)
     try:
-        store.ensure_principal("usr_admin")
-        key = store.create_key("usr_admin").secret
+        key = grant_key(store, "usr_admin")
         settings = Settings(
             keeper={
                 "auth": {"mode": "api_key"},

@@ -6,6 +6,7 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_core.changes import UpsertRecord
 from lorebase_core.schema import load_schema
@@ -36,8 +37,7 @@ async def test_a_key_is_one_percent_encoded_segment(store: Store, code: str) -> 
         store, [UpsertRecord("Thing", None, {"code": code, "name": "a thing"})], domain="odd"
     )
     app = create_app(Settings(keeper={"auth": {"mode": "none"}}), store=store)
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
+    async with client_of(app) as http:
         path = f"/api/v1/domains/odd/kinds/Thing/records/{quote(code, safe='')}"
         response = await http.get(path)
         history = await http.get(f"{path}/history")

@@ -5,34 +5,23 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import api_key_settings
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import api_key_settings, client_of
 from pydantic import ValidationError
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.middleware.browser_headers import API_CSP
 from lorebase_keeper.server import server_config
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import HttpSettings
 from lorebase_store import Store
 
 WHOAMI = "/api/v1/auth/whoami"
 S_1001 = "/api/v1/domains/supply/kinds/Supplier/records/S-1001"
 APP_ORIGIN = "https://lore.example.com"
-
-
-@asynccontextmanager
-async def client_of(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
-        yield client
 
 
 def with_origins(supply: Store, *origins: str) -> FastAPI:

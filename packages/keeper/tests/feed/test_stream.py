@@ -15,11 +15,10 @@ import httpx
 import psycopg
 import pytest
 from packages.keeper.tests.conftest import supply_with_operations
-from packages.keeper.tests.test_app import assert_problem
-from packages.keeper.tests.test_feed_changes import part_cost, risk
+from packages.keeper.tests.routes.feed.test_changes import part_cost, risk
 
 from lorebase_keeper.app import create_app
-from lorebase_keeper.testing import Keys, make_keys, serve_in_thread
+from lorebase_keeper.testing import Keys, assert_problem, grant_key, make_keys, serve_in_thread
 from lorebase_platform.settings import Settings
 from lorebase_store import Store
 
@@ -186,9 +185,7 @@ def test_a_revoked_key_ends_the_stream_and_the_reconnection_is_401(
 def test_a_withdrawn_grant_ends_the_stream_and_the_reconnection_is_403(
     supply: Store, keys: Keys
 ) -> None:
-    supply.ensure_principal("usr_watcher")
-    key = supply.create_key("usr_watcher").secret
-    supply.add_grant("usr_watcher", domain="supply", role="viewer", branch="dev")
+    key = grant_key(supply, "usr_watcher", domain="supply", role="viewer", branch="dev")
     grant = supply.add_grant("usr_watcher", domain="supply", role="viewer", branch="main")
     settings = feed_settings(reauthorize_interval_s=0.3, heartbeat_s=0.1)
     with served(supply, settings) as client:

@@ -18,11 +18,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_app import assert_problem
+from packages.keeper.tests.conftest import client_of
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.auth import authz
-from lorebase_keeper.testing import Keys
+from lorebase_keeper.testing import Keys, assert_problem, grant_key
 from lorebase_platform.settings import Settings
 from lorebase_store import Store, TraceStep
 
@@ -109,29 +109,22 @@ def readers(supply: Store, keys: Keys, custom_roles: None) -> dict[str, str]:
     """API keys of the readers besides `keys`: a tracer without clearances, a tracer narrowed
     to Supplier, an installation administrator and a principal without any grant."""
 
-    def principal(name: str) -> str:
-        supply.ensure_principal(name, principal_type="user")
-        return supply.create_key(name).secret
-
     found = {
-        "tracer": principal("usr_tracer"),
-        "narrow": principal("usr_narrow"),
-        "root": principal("usr_root"),
-        "nobody": principal("usr_nobody"),
+        "tracer": grant_key(supply, "usr_tracer", domain="supply", role="tracer"),
+        "narrow": grant_key(
+            supply, "usr_narrow", domain="supply", role="viewer", kinds=["Supplier"]
+        ),
+        "root": grant_key(supply, "usr_root", domain="*", role="admin"),
+        "nobody": grant_key(supply, "usr_nobody"),
     }
-    supply.add_grant("usr_tracer", domain="supply", role="tracer")
-    supply.add_grant("usr_narrow", domain="supply", role="viewer", kinds=["Supplier"])
     supply.add_grant("usr_narrow", domain="supply", role="trace_only")
-    supply.add_grant("usr_root", domain="*", role="admin")
     write_steps(supply, seeded_steps())
     return found
 
 
 @pytest.fixture
 async def api(keeper: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=keeper), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(keeper) as client:
         yield client
 
 
@@ -382,8 +375,7 @@ async def test_notes_refuse_bad_input(api: httpx.AsyncClient, keys: Keys) -> Non
 async def test_a_note_in_a_domain_needs_a_grant_there(
     supply: Store, keys: Keys, api: httpx.AsyncClient
 ) -> None:
-    supply.ensure_principal("usr_elsewhere", principal_type="user")
-    key = supply.create_key("usr_elsewhere").secret
+    key = grant_key(supply, "usr_elsewhere")
     response = await api.post(
         note_url(), json={"text": "x", "domain_id": "supply"}, headers=Keys.header(key)
     )
@@ -400,9 +392,7 @@ async def tracing(supply: Store, keys: Keys) -> AsyncIterator[tuple[FastAPI, htt
         }
     )
     app = create_app(settings, store=supply)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url="http://keeper.test"
-    ) as client:
+    async with client_of(app) as client:
         yield app, client
     app.state.keeper.recorder.close()
 
