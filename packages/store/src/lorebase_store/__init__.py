@@ -10,6 +10,7 @@ The parts behind it:
 | `engine`, `tables`, `migrate`, `migrations/` | engines of both backends, the tables, Alembic |
 | `results` | the plain result types reads and commits return |
 | `rows`, `clock` | a row as a result type (`from_row`) and a result as a document; now as stored |
+| `cursors` | the text of the opaque cursors of the history, trace and audit lists |
 | `versioned/` | Domains, branches, the row versions a branch sees (`View`, `Segment`) |
 | `commits/` | a change set becomes one Revision: row writes, statistics |
 | `reads/` | `Reader`: Records, Links, history, lineage, diff, queries, context reads, resolve |

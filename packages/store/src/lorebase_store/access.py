@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import sqlalchemy as sa
@@ -120,9 +120,7 @@ def ensure_principal(
 ) -> PrincipalInfo:
     """The principal, created when it does not exist yet."""
     check_principal_id(principal_id)
-    row = connection.execute(
-        sa.select(t.principals).where(t.principals.c.id == principal_id)
-    ).first()
+    row = _principal_row(connection, principal_id)
     if row is None:
         created_at = now_stamp()
         connection.execute(
@@ -134,16 +132,20 @@ def ensure_principal(
             )
         )
         return PrincipalInfo(principal_id, principal_type, display_name or principal_id, created_at)
-    return PrincipalInfo(row.id, row.type, row.display_name, row.created_at)
+    return from_row(PrincipalInfo, row)
 
 
 def principal(connection: sa.Connection, principal_id: str) -> PrincipalInfo:
-    row = connection.execute(
-        sa.select(t.principals).where(t.principals.c.id == principal_id)
-    ).first()
+    row = _principal_row(connection, principal_id)
     if row is None:
         raise PrincipalNotFound(f"Principal {principal_id!r} does not exist")
-    return PrincipalInfo(row.id, row.type, row.display_name, row.created_at)
+    return from_row(PrincipalInfo, row)
+
+
+def _principal_row(connection: sa.Connection, principal_id: str) -> sa.Row[Any] | None:
+    return connection.execute(
+        sa.select(t.principals).where(t.principals.c.id == principal_id)
+    ).first()
 
 
 def create_key(connection: sa.Connection, principal_id: str, *, description: str = "") -> NewKey:
@@ -169,24 +171,21 @@ def list_keys(connection: sa.Connection, principal_id: str | None = None) -> lis
     query = sa.select(t.api_keys).order_by(t.api_keys.c.principal_id, t.api_keys.c.created_at)
     if principal_id is not None:
         query = query.where(t.api_keys.c.principal_id == principal_id)
-    return [
-        KeyInfo(row.id, row.principal_id, row.description, row.created_at, row.revoked_at)
-        for row in connection.execute(query)
-    ]
+    return [from_row(KeyInfo, row, principal=row.principal_id) for row in connection.execute(query)]
 
 
 def revoke_key(connection: sa.Connection, key_id: str) -> KeyInfo:
     found = [key for key in list_keys(connection) if key.id == key_id]
     if not found:
         raise KeyNotFound(f"API key {key_id!r} does not exist")
-    if found[0].revoked_at is not None:
-        return found[0]
+    key = found[0]
+    if key.revoked_at is not None:
+        return key
     revoked_at = now_stamp()
     connection.execute(
         t.api_keys.update().where(t.api_keys.c.id == key_id).values(revoked_at=revoked_at)
     )
-    key = found[0]
-    return KeyInfo(key.id, key.principal, key.description, key.created_at, revoked_at)
+    return replace(key, revoked_at=revoked_at)
 
 
 def api_key_id(presented: str) -> str | None:
@@ -210,7 +209,7 @@ def key_principal(connection: sa.Connection, presented: str) -> PrincipalInfo | 
         return None
     if not hmac.compare_digest(row.secret_digest, _digest(secret)):
         return None
-    return PrincipalInfo(row.id, row.type, row.display_name, row.created_at)
+    return from_row(PrincipalInfo, row)
 
 
 def add_grant(

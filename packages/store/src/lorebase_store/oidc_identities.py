@@ -19,6 +19,7 @@ from lorebase_core.errors import AlreadyExists
 from lorebase_core.values import format_datetime
 from lorebase_store import tables as t
 from lorebase_store.access import PrincipalInfo, PrincipalType, ensure_principal, principal
+from lorebase_store.rows import from_row
 
 OidcConflict = Literal["bound-elsewhere", "has-api-keys"]
 
@@ -134,15 +135,13 @@ def unlink_oidc_identity(connection: sa.Connection, principal_id: str) -> OidcId
     if row is None:
         return None
     connection.execute(identities.delete().where(identities.c.principal_id == principal_id))
-    return OidcIdentity(row.issuer, row.subject, row.principal_id, row.created_at, row.last_seen_at)
+    return from_row(OidcIdentity, row)
 
 
 def oidc_identities(connection: sa.Connection) -> list[OidcIdentity]:
     identities = t.oidc_identities
-    return [
-        OidcIdentity(row.issuer, row.subject, row.principal_id, row.created_at, row.last_seen_at)
-        for row in connection.execute(sa.select(identities).order_by(identities.c.principal_id))
-    ]
+    query = sa.select(identities).order_by(identities.c.principal_id)
+    return [from_row(OidcIdentity, row) for row in connection.execute(query)]
 
 
 def _insert(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Literal
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 import sqlalchemy as sa
 
@@ -66,6 +66,9 @@ from lorebase_store.versioned.views import (
 )
 from lorebase_store.writes.branches import BranchMode, create_branch_on, find_branch
 from lorebase_store.writes.writes import Writes
+
+Params = ParamSpec("Params")
+Answer = TypeVar("Answer")
 
 
 class Store:
@@ -131,19 +134,17 @@ class Store:
         created_at: str | None = None,
     ) -> DomainInfo:
         """A new Domain with its default branch (protected, empty until the first commit)."""
-        with write_transaction(self.engine) as connection:
-            return insert_domain(
-                connection,
-                schema,
-                created_by=created_by,
-                default_branch=default_branch,
-                settings=settings,
-                created_at=created_at,
-            )
+        return self._write(
+            insert_domain,
+            schema,
+            created_by=created_by,
+            default_branch=default_branch,
+            settings=settings,
+            created_at=created_at,
+        )
 
     def domain(self, name: str) -> DomainInfo:
-        with read_transaction(self.engine) as connection:
-            return load_domain(connection, name)
+        return self._read(load_domain, name)
 
     def has_domain(self, name: str) -> bool:
         with read_transaction(self.engine) as connection:
@@ -196,18 +197,17 @@ class Store:
         Names under `reserved_prefix` are refused (422 branch-name-reserved), and so is a name
         a live branch has but for case (409 branch-name-taken).
         """
-        with write_transaction(self.engine) as connection:
-            return create_branch_on(
-                connection,
-                domain,
-                name,
-                from_branch=from_branch,
-                at=at,
-                mode=mode,
-                created_by=created_by,
-                protected=protected,
-                reserved_prefix=reserved_prefix,
-            )
+        return self._write(
+            create_branch_on,
+            domain,
+            name,
+            from_branch=from_branch,
+            at=at,
+            mode=mode,
+            created_by=created_by,
+            protected=protected,
+            reserved_prefix=reserved_prefix,
+        )
 
     def branches(self, domain: str) -> list[BranchInfo]:
         with read_transaction(self.engine) as connection:
@@ -228,8 +228,7 @@ class Store:
         updated_by: str,
     ) -> dict[str, Any]:
         """Store (or replace) a Record's vector for a model, in its own write transaction."""
-        with write_transaction(self.engine) as connection:
-            return put_vector(connection, domain_id, kind, key, model, vector, updated_by)
+        return self._write(put_vector, domain_id, kind, key, model, vector, updated_by)
 
     # -- vectors made by Scribe (docs/scribe.md) ---------------------------------------------
     def embedding_work(
@@ -237,10 +236,9 @@ class Store:
     ) -> EmbeddingWork:
         """The next page of the Records of `domain` whose vectors for `model` are due: those
         its default branch changed since the embedding cursor, or every one (a backfill)."""
-        with read_transaction(self.engine) as connection:
-            return embedding_cursor.embedding_work(
-                connection, domain, model=model, dimensions=dimensions, limit=limit
-            )
+        return self._read(
+            embedding_cursor.embedding_work, domain, model=model, dimensions=dimensions, limit=limit
+        )
 
     def save_embeddings(
         self,
@@ -252,10 +250,9 @@ class Store:
     ) -> SavedEmbeddings:
         """Store a page's vectors (None: drop it) and move the cursor past it, in one
         transaction; 409 Conflict when the cursor moved since the page was read."""
-        with write_transaction(self.engine) as connection:
-            return embedding_cursor.save_embeddings(
-                connection, work, model, vectors, updated_by=updated_by
-            )
+        return self._write(
+            embedding_cursor.save_embeddings, work, model, vectors, updated_by=updated_by
+        )
 
     def embedding_cursor(self, domain: str) -> EmbeddingCursor | None:
         """Where the record_embeddings job stands for `domain` (None: it has not started)."""
@@ -264,8 +261,7 @@ class Store:
 
     def reset_embeddings(self, domain: str) -> bool:
         """Make the next record_embeddings run of `domain` a backfill; whether it had a cursor."""
-        with write_transaction(self.engine) as connection:
-            return embedding_cursor.reset_embeddings(connection, domain)
+        return self._write(embedding_cursor.reset_embeddings, domain)
 
     def find_branch(self, domain: str, name: str) -> BranchInfo | None:
         """The live branch `name`, or None when there is none (no list of every branch)."""
@@ -351,8 +347,7 @@ class Store:
         return open_reader(self.engine, domain, branch, at, authorize)
 
     def view(self, domain: str, *, branch: str | None = None, at: str | None = None) -> View:
-        with read_transaction(self.engine) as connection:
-            return make_view(connection, domain, branch, at)
+        return self._read(make_view, domain, branch, at)
 
     def diff(self, domain: str, from_revision: str, to_revision: str) -> Diff:
         """What changed from one Revision to another (any two Revisions of the Domain)."""
@@ -387,15 +382,13 @@ class Store:
     ) -> EventBatch:
         """Events of a branch (by its id, `BranchInfo.id`) after a sequence, oldest first, those
         of Revisions and Operations `kinds` keeps (`feed.branch_events`)."""
-        with read_transaction(self.engine) as connection:
-            return feed.reads.branch_events(
-                connection, branch_id, after=after, kinds=kinds, limit=limit
-            )
+        return self._read(
+            feed.reads.branch_events, branch_id, after=after, kinds=kinds, limit=limit
+        )
 
     def latest_event_sequence(self, branch_id: int) -> int:
         """The sequence of the newest event of a branch (0 before any): where a stream starts."""
-        with read_transaction(self.engine) as connection:
-            return feed.reads.latest_sequence(connection, branch_id)
+        return self._read(feed.reads.latest_sequence, branch_id)
 
     def event_notices(self, *, poll_interval_s: float = 1.0) -> EventNotices:
         """A waiter for new events of this database (`feed.EventNotices`), one per process."""
@@ -432,23 +425,22 @@ class Store:
         principal_type: access_rows.PrincipalType = "user",
         display_name: str = "",
     ) -> access_rows.PrincipalInfo:
-        with write_transaction(self.engine) as connection:
-            return access_rows.ensure_principal(
-                connection, principal_id, principal_type=principal_type, display_name=display_name
-            )
+        return self._write(
+            access_rows.ensure_principal,
+            principal_id,
+            principal_type=principal_type,
+            display_name=display_name,
+        )
 
     def principal(self, principal_id: str) -> access_rows.PrincipalInfo:
         """The principal (raises PrincipalNotFound)."""
-        with read_transaction(self.engine) as connection:
-            return access_rows.principal(connection, principal_id)
+        return self._read(access_rows.principal, principal_id)
 
     def create_key(self, principal_id: str, *, description: str = "") -> access_rows.NewKey:
-        with write_transaction(self.engine) as connection:
-            return access_rows.create_key(connection, principal_id, description=description)
+        return self._write(access_rows.create_key, principal_id, description=description)
 
     def keys(self, principal_id: str | None = None) -> list[access_rows.KeyInfo]:
-        with read_transaction(self.engine) as connection:
-            return access_rows.list_keys(connection, principal_id)
+        return self._read(access_rows.list_keys, principal_id)
 
     def revoke_key(self, key_id: str) -> access_rows.KeyRevocation:
         """Revoke an API key and, in the same transaction, every session signed in with it."""
@@ -472,15 +464,14 @@ class Store:
         """
         for attempt in range(2):
             try:
-                with write_transaction(self.engine) as connection:
-                    return identity_rows.bind_oidc_identity(
-                        connection,
-                        issuer=issuer,
-                        subject=subject,
-                        principal_id=principal_id,
-                        principal_type=principal_type,
-                        display_name=display_name,
-                    )
+                return self._write(
+                    identity_rows.bind_oidc_identity,
+                    issuer=issuer,
+                    subject=subject,
+                    principal_id=principal_id,
+                    principal_type=principal_type,
+                    display_name=display_name,
+                )
             except sa.exc.IntegrityError:
                 if attempt:
                     raise
@@ -489,23 +480,19 @@ class Store:
     def link_oidc_identity(
         self, principal_id: str, *, issuer: str, subject: str
     ) -> identity_rows.OidcIdentity:
-        with write_transaction(self.engine) as connection:
-            return identity_rows.link_oidc_identity(
-                connection, principal_id, issuer=issuer, subject=subject
-            )
+        return self._write(
+            identity_rows.link_oidc_identity, principal_id, issuer=issuer, subject=subject
+        )
 
     def unlink_oidc_identity(self, principal_id: str) -> identity_rows.OidcIdentity | None:
-        with write_transaction(self.engine) as connection:
-            return identity_rows.unlink_oidc_identity(connection, principal_id)
+        return self._write(identity_rows.unlink_oidc_identity, principal_id)
 
     def oidc_identities(self) -> list[identity_rows.OidcIdentity]:
-        with read_transaction(self.engine) as connection:
-            return identity_rows.oidc_identities(connection)
+        return self._read(identity_rows.oidc_identities)
 
     def key_principal(self, presented: str) -> access_rows.PrincipalInfo | None:
         """The principal of a live API key (None: malformed, unknown or revoked)."""
-        with read_transaction(self.engine) as connection:
-            return access_rows.key_principal(connection, presented)
+        return self._read(access_rows.key_principal, presented)
 
     # -- browser sessions (docs/auth.md, "Browser sessions") --------------------------------
     def create_session(
@@ -518,15 +505,14 @@ class Store:
         settings: SessionSettings,
     ) -> session_rows.NewSession:
         """A new session (its id is in the answer only); prunes ended ones, enforces the limit."""
-        with write_transaction(self.engine) as connection:
-            return session_rows.create_session(
-                connection,
-                principal_id,
-                method=method,
-                key_id=key_id,
-                claims=claims or {},
-                settings=settings,
-            )
+        return self._write(
+            session_rows.create_session,
+            principal_id,
+            method=method,
+            key_id=key_id,
+            claims=claims or {},
+            settings=settings,
+        )
 
     def session(
         self, session_id: str, settings: SessionSettings
@@ -541,13 +527,11 @@ class Store:
 
     def revoke_session(self, session_id: str) -> bool:
         """End one session; False when it was not live."""
-        with write_transaction(self.engine) as connection:
-            return session_rows.revoke_session(connection, session_id)
+        return self._write(session_rows.revoke_session, session_id)
 
     def revoke_principal_sessions(self, principal_id: str) -> int:
         """End every session of a principal; how many were live."""
-        with write_transaction(self.engine) as connection:
-            return session_rows.revoke_principal_sessions(connection, principal_id)
+        return self._write(session_rows.revoke_principal_sessions, principal_id)
 
     def add_grant(
         self,
@@ -559,24 +543,21 @@ class Store:
         kinds: list[str] | None = None,
         clearances: list[str] | None = None,
     ) -> access_rows.GrantInfo:
-        with write_transaction(self.engine) as connection:
-            return access_rows.add_grant(
-                connection,
-                principal_id,
-                domain=domain,
-                role=role,
-                branch=branch,
-                kinds=kinds,
-                clearances=clearances,
-            )
+        return self._write(
+            access_rows.add_grant,
+            principal_id,
+            domain=domain,
+            role=role,
+            branch=branch,
+            kinds=kinds,
+            clearances=clearances,
+        )
 
     def grants(self, principal_id: str | None = None) -> list[access_rows.GrantInfo]:
-        with read_transaction(self.engine) as connection:
-            return access_rows.grants_of(connection, principal_id)
+        return self._read(access_rows.grants_of, principal_id)
 
     def revoke_grant(self, grant_id: int) -> None:
-        with write_transaction(self.engine) as connection:
-            access_rows.revoke_grant(connection, grant_id)
+        self._write(access_rows.revoke_grant, grant_id)
 
     # -- the agent trace and the read audit (docs/storage.md) --------------------------------
     def write_trace(
@@ -601,30 +582,22 @@ class Store:
         cursor: str | None = None,
     ) -> TraceSessionPage:
         """Session summaries per Domain the lister may see, newest first (summaries only)."""
-        with read_transaction(self.engine) as connection:
-            return sessions.trace_sessions(
-                connection,
-                visibility=visibility,
-                actor=actor,
-                domain=domain,
-                limit=limit,
-                cursor=cursor,
-            )
+        return self._read(
+            sessions.trace_sessions,
+            visibility=visibility,
+            actor=actor,
+            domain=domain,
+            limit=limit,
+            cursor=cursor,
+        )
 
     def trace_session(self, principal: str, session_id: str) -> TraceSession | None:
         """The timeline of `principal`'s session `session_id`, or None."""
-        with read_transaction(self.engine) as connection:
-            return sessions.trace_session(connection, principal, session_id)
+        return self._read(sessions.trace_session, principal, session_id)
 
     def prune_trace(self, older_than: str) -> int:
         """Delete the steps with `at < older_than`, a transaction per chunk: how many."""
-        total = 0
-        while True:
-            with write_transaction(self.engine, announce=False) as connection:
-                deleted = pruning.prune_chunk(connection, older_than)
-            if deleted is None:
-                return total
-            total += deleted
+        return self._prune(pruning.prune_chunk, older_than)
 
     def write_read_audit(self, entries: Sequence[ReadAuditEntry]) -> int:
         with write_transaction(self.engine, announce=False) as connection:
@@ -632,13 +605,7 @@ class Store:
 
     def prune_read_audit(self, older_than: str) -> int:
         """Delete the read audit entries with `at < older_than`, in chunks: how many."""
-        total = 0
-        while True:
-            with write_transaction(self.engine, announce=False) as connection:
-                deleted = read_audit.prune_read_audit_chunk(connection, older_than)
-            if deleted is None:
-                return total
-            total += deleted
+        return self._prune(read_audit.prune_read_audit_chunk, older_than)
 
     def audit_log(
         self,
@@ -652,14 +619,49 @@ class Store:
         cursor: str | None = None,
     ) -> AuditPage:
         """The reads and writes audited in `domain`, newest first, one cursor over both."""
+        return self._read(
+            read_audit.audit_log,
+            domain,
+            kind=kind,
+            principal=principal,
+            since=since,
+            until=until,
+            limit=limit,
+            cursor=cursor,
+        )
+
+    # -- one transaction per call ------------------------------------------------------------
+    def _read(
+        self,
+        read: Callable[Concatenate[sa.Connection, Params], Answer],
+        /,
+        *args: Params.args,
+        **kwargs: Params.kwargs,
+    ) -> Answer:
+        """`read(connection, *args, **kwargs)` in a read transaction of its own."""
         with read_transaction(self.engine) as connection:
-            return read_audit.audit_log(
-                connection,
-                domain,
-                kind=kind,
-                principal=principal,
-                since=since,
-                until=until,
-                limit=limit,
-                cursor=cursor,
-            )
+            return read(connection, *args, **kwargs)
+
+    def _write(
+        self,
+        write: Callable[Concatenate[sa.Connection, Params], Answer],
+        /,
+        *args: Params.args,
+        **kwargs: Params.kwargs,
+    ) -> Answer:
+        """`write(connection, *args, **kwargs)` in a write transaction of its own."""
+        with write_transaction(self.engine) as connection:
+            return write(connection, *args, **kwargs)
+
+    def _prune(
+        self, prune_chunk: Callable[[sa.Connection, str], int | None], older_than: str
+    ) -> int:
+        """Run `prune_chunk` a transaction (not announced) at a time until it finds no more rows
+        older than `older_than`: how many it deleted."""
+        total = 0
+        while True:
+            with write_transaction(self.engine, announce=False) as connection:
+                deleted = prune_chunk(connection, older_than)
+            if deleted is None:
+                return total
+            total += deleted

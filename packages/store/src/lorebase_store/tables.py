@@ -7,12 +7,44 @@ makes head reads one index probe; a read at an older Revision is the same query 
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import JSONB
 
 metadata = sa.MetaData()
 Json = sa.JSON().with_variant(JSONB(), "postgresql")
 BigId = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+
+def _version_columns() -> list[sa.Column[Any]]:
+    """What a Record or Link version holds after its identity: the range of its branch's
+    commit sequence it is valid for, the Revision that wrote it, and its content."""
+    return [
+        sa.Column("from_seq", sa.Integer, nullable=False),
+        sa.Column("to_seq", sa.Integer, nullable=True),
+        sa.Column("revision_pk", sa.BigInteger, nullable=False),
+        sa.Column("deleted", sa.Boolean, nullable=False),
+        sa.Column("values_json", Json, nullable=False),
+        sa.Column("provenance_json", Json, nullable=False),
+    ]
+
+
+def _version_indexes(table: str, *identity: str) -> list[sa.Index]:
+    """`ix_<table>_version` (one version per identity and `from_seq`), `ix_<table>_head` (the
+    partial unique index on `to_seq IS NULL`) and `ix_<table>_changes` (what a commit wrote)."""
+    return [
+        sa.Index(f"ix_{table}_version", *identity, "from_seq", unique=True),
+        sa.Index(
+            f"ix_{table}_head",
+            *identity,
+            unique=True,
+            sqlite_where=sa.text("to_seq IS NULL"),
+            postgresql_where=sa.text("to_seq IS NULL"),
+        ),
+        sa.Index(f"ix_{table}_changes", "branch_id", "from_seq"),
+    ]
+
 
 domains = sa.Table(
     "domains",
@@ -97,23 +129,8 @@ records = sa.Table(
     sa.Column("branch_id", sa.Integer, nullable=False),
     sa.Column("kind", sa.String(63), nullable=False),
     sa.Column("record_key", sa.String(1024), nullable=False),
-    sa.Column("from_seq", sa.Integer, nullable=False),
-    sa.Column("to_seq", sa.Integer, nullable=True),
-    sa.Column("revision_pk", sa.BigInteger, nullable=False),
-    sa.Column("deleted", sa.Boolean, nullable=False),
-    sa.Column("values_json", Json, nullable=False),
-    sa.Column("provenance_json", Json, nullable=False),
-    sa.Index("ix_records_version", "branch_id", "kind", "record_key", "from_seq", unique=True),
-    sa.Index(
-        "ix_records_head",
-        "branch_id",
-        "kind",
-        "record_key",
-        unique=True,
-        sqlite_where=sa.text("to_seq IS NULL"),
-        postgresql_where=sa.text("to_seq IS NULL"),
-    ),
-    sa.Index("ix_records_changes", "branch_id", "from_seq"),
+    *_version_columns(),
+    *_version_indexes("records", "branch_id", "kind", "record_key"),
 )
 
 links = sa.Table(
@@ -124,27 +141,9 @@ links = sa.Table(
     sa.Column("relation", sa.String(63), nullable=False),
     sa.Column("from_key", sa.String(1024), nullable=False),
     sa.Column("to_key", sa.String(1024), nullable=False),
-    sa.Column("from_seq", sa.Integer, nullable=False),
-    sa.Column("to_seq", sa.Integer, nullable=True),
-    sa.Column("revision_pk", sa.BigInteger, nullable=False),
-    sa.Column("deleted", sa.Boolean, nullable=False),
-    sa.Column("values_json", Json, nullable=False),
-    sa.Column("provenance_json", Json, nullable=False),
-    sa.Index(
-        "ix_links_version", "branch_id", "relation", "from_key", "to_key", "from_seq", unique=True
-    ),
-    sa.Index(
-        "ix_links_head",
-        "branch_id",
-        "relation",
-        "from_key",
-        "to_key",
-        unique=True,
-        sqlite_where=sa.text("to_seq IS NULL"),
-        postgresql_where=sa.text("to_seq IS NULL"),
-    ),
+    *_version_columns(),
+    *_version_indexes("links", "branch_id", "relation", "from_key", "to_key"),
     sa.Index("ix_links_inverse", "branch_id", "relation", "to_key"),
-    sa.Index("ix_links_changes", "branch_id", "from_seq"),
 )
 
 events = sa.Table(

@@ -116,8 +116,18 @@ class HopResult:
         return field_document(self)
 
 
+class _CutByCaps:
+    """An answer that caps may have cut: `caps` names them, sorted."""
+
+    caps: tuple[Cap, ...]
+
+    @property
+    def capped(self) -> bool:
+        return bool(self.caps)
+
+
 @dataclass(frozen=True, kw_only=True)
-class TraverseResult:
+class TraverseResult(_CutByCaps):
     """The answer of POST /traverse (without the Revision, which Keeper adds).
 
     Attributes:
@@ -137,10 +147,6 @@ class TraverseResult:
     records: tuple[GraphRecord, ...]
     caps: tuple[Cap, ...]
 
-    @property
-    def capped(self) -> bool:
-        return bool(self.caps)
-
     def to_json(self) -> dict[str, Any]:
         return {
             "start": list(self.start),
@@ -154,7 +160,7 @@ class TraverseResult:
 
 
 @dataclass(frozen=True)
-class NeighborhoodResult:
+class NeighborhoodResult(_CutByCaps):
     """The answer of POST /neighborhood (without the Revision, which Keeper adds).
 
     Attributes:
@@ -170,10 +176,6 @@ class NeighborhoodResult:
     neighbors: tuple[GraphRecord, ...]
     links: tuple[GraphLink, ...]
     caps: tuple[Cap, ...]
-
-    @property
-    def capped(self) -> bool:
-        return bool(self.caps)
 
     def links_json(self) -> dict[str, list[dict[str, Any]]]:
         """The Links grouped by the Relation's forward name (names sorted)."""

@@ -7,8 +7,6 @@ branch.
 
 from __future__ import annotations
 
-import base64
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -17,6 +15,7 @@ import sqlalchemy as sa
 
 from lorebase_core.errors import BadCursor, RecordNotFound, quoted, shortened
 from lorebase_store import tables as t
+from lorebase_store.cursors import cursor_document, cursor_text
 from lorebase_store.results import (
     HistoryEntry,
     HistoryPage,
@@ -74,14 +73,12 @@ def encode_cursor(
     found: dict[str, Any] = {"p": position, "r": ref, "v": revision}
     if attributes is not None:
         found["a"] = sorted(attributes)
-    document = json.dumps(found, separators=(",", ":"))
-    return base64.urlsafe_b64encode(document.encode()).decode().rstrip("=")
+    return cursor_text(found)
 
 
 def _cursor_document(cursor: str) -> dict[str, Any]:
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        document = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        document = cursor_document(cursor)
     except ValueError as exc:
         raise BadCursor(f"cursor {quoted(cursor)} is not one this server issued") from exc
     if not isinstance(document, dict):

@@ -123,8 +123,7 @@ def run_query(
     cover the query (`commits.typed_heads`); `typed_heads=False` keeps to `values_json` (the
     answers are the same: tests compare them).
     """
-    typed = typed_tables(connection, view, schema, query) if typed_heads else {}
-    statement = _STATEMENTS.get(view, schema, query, scope, typed)
+    statement = _statement_of(connection, view, schema, query, scope, typed_heads=typed_heads)
     rows = connection.execute(statement, _page(query, offset)).all()
     next_offset = offset + query.limit if len(rows) > query.limit else None
     rows = rows[: query.limit]
@@ -142,6 +141,20 @@ def build_query_statement(
     descending), then Kind and key ascending; groups by key ascending, no value first.
     """
     return _STATEMENTS.get(view, schema, query, scope).params(_page(query, offset))
+
+
+def _statement_of(
+    connection: sa.Connection,
+    view: View,
+    schema: Schema,
+    query: Query,
+    scope: ReadScope,
+    *,
+    typed_heads: bool,
+) -> sa.Select[Any]:
+    """The statement of `query`'s pages on this connection, typed head tables included."""
+    typed = typed_tables(connection, view, schema, query) if typed_heads else {}
+    return _STATEMENTS.get(view, schema, query, scope, typed)
 
 
 def _page(query: Query, offset: int) -> dict[str, int]:
@@ -264,8 +277,7 @@ def query_sql(
     `connection.exec_driver_sql(sql, parameters)` runs exactly what `run_query` runs (benchmarks
     time it as the raw-SQL baseline), typed head tables included.
     """
-    typed = typed_tables(connection, view, schema, query) if typed_heads else {}
-    statement = _STATEMENTS.get(view, schema, query, scope, typed)
+    statement = _statement_of(connection, view, schema, query, scope, typed_heads=typed_heads)
     dialect = connection.dialect
     compiled = statement.compile(dialect=dialect)
     expanded = compiled.construct_expanded_state(_page(query, offset))

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from typing import Any
 
 from lorebase_core.errors import BadCursor, BadRequest, quoted
+from lorebase_store.cursors import cursor_document, cursor_text
 
 
 def check_limit(limit: int) -> None:
@@ -17,16 +16,14 @@ def check_limit(limit: int) -> None:
 
 def encode_keyset(list_name: str, key: list[Any]) -> str:
     """A cursor continuing `list_name` after the row whose sort key is `key`."""
-    document = json.dumps({"l": list_name, "k": key}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(document.encode()).decode().rstrip("=")
+    return cursor_text({"l": list_name, "k": key})
 
 
 def decode_keyset(list_name: str, cursor: str, types: tuple[type, ...]) -> list[Any]:
     """The sort key a cursor of `list_name` continues after; BadCursor for any other text."""
     invalid = BadCursor(f"cursor {quoted(cursor)} is not one this server issued for {list_name}")
     try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        document = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        document = cursor_document(cursor)
     except ValueError:
         raise invalid from None
     if not isinstance(document, dict) or document.get("l") != list_name:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 
@@ -79,56 +79,70 @@ def _current(row: Any, own: bool) -> Current:
     )
 
 
+LinkId = tuple[str, str]
+Identity = TypeVar("Identity", str, LinkId)
+
+
 def current_records(
     connection: sa.Connection, chain: tuple[Segment, ...], kind: str, keys: Iterable[str]
 ) -> dict[str, Current]:
     """The visible version of each Record (tombstones included), nearest segment first."""
-    found: dict[str, Current] = {}
-    remaining = sorted(set(keys))
-    for index, segment in enumerate(chain):
-        if not remaining:
-            break
-        for chunk in _chunks(remaining):
-            parameters = {
-                "branch_id": segment.branch_id,
-                "upto": segment.upto,
-                "kind": kind,
-                "keys": chunk,
-            }
-            for row in connection.execute(_RECORDS[segment.at_head], parameters):
-                found[row.record_key] = _current(row, index == 0)
-        remaining = [key for key in remaining if key not in found]
-    return found
-
-
-LinkId = tuple[str, str]
+    return _nearest(connection, chain, _RECORDS, {"kind": kind}, keys, _record_key, _key_itself)
 
 
 def current_links(
     connection: sa.Connection, chain: tuple[Segment, ...], relation: str, pairs: Iterable[LinkId]
 ) -> dict[LinkId, Current]:
     """The visible version of each Link (tombstones included), nearest segment first."""
-    found: dict[LinkId, Current] = {}
-    remaining = sorted(set(pairs))
+    return _nearest(connection, chain, _LINKS, {"relation": relation}, pairs, _link_id, _from_key)
+
+
+def _nearest(
+    connection: sa.Connection,
+    chain: tuple[Segment, ...],
+    lookups: dict[bool, sa.Select[Any]],
+    partition: dict[str, str],
+    identities: Iterable[Identity],
+    identity_of: Callable[[Any], Identity],
+    key_of: Callable[[Identity], str],
+) -> dict[Identity, Current]:
+    """The visible version of each identity, nearest segment first: each segment is asked (in
+    chunks of keys, `key_of` an identity) for those no nearer segment had a version of."""
+    found: dict[Identity, Current] = {}
+    remaining = sorted(set(identities))
     for index, segment in enumerate(chain):
         if not remaining:
             break
-        by_from: dict[str, set[str]] = {}
-        for from_key, to_key in remaining:
-            by_from.setdefault(from_key, set()).add(to_key)
-        for chunk in _chunks(sorted(by_from)):
+        asked = set(remaining)
+        for chunk in _chunks(sorted({key_of(identity) for identity in remaining})):
             parameters = {
                 "branch_id": segment.branch_id,
                 "upto": segment.upto,
-                "relation": relation,
+                **partition,
                 "keys": chunk,
             }
-            for row in connection.execute(_LINKS[segment.at_head], parameters):
-                pair = (row.from_key, row.to_key)
-                if row.to_key in by_from.get(row.from_key, ()) and pair not in found:
-                    found[pair] = _current(row, index == 0)
-        remaining = [pair for pair in remaining if pair not in found]
+            for row in connection.execute(lookups[segment.at_head], parameters):
+                identity = identity_of(row)
+                if identity in asked and identity not in found:
+                    found[identity] = _current(row, index == 0)
+        remaining = [identity for identity in remaining if identity not in found]
     return found
+
+
+def _record_key(row: Any) -> str:
+    return str(row.record_key)
+
+
+def _key_itself(key: str) -> str:
+    return key
+
+
+def _link_id(row: Any) -> LinkId:
+    return (row.from_key, row.to_key)
+
+
+def _from_key(pair: LinkId) -> str:
+    return pair[0]
 
 
 def links_touching(
