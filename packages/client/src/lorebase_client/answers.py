@@ -16,7 +16,7 @@ answers what the first one answered, with `Idempotent-Replayed: true`, and `repl
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import httpx
 
@@ -27,9 +27,18 @@ REVISION_HEADER = "Lorebase-Revision"
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 
-class Answer(dict[str, Any]):
-    """A JSON answer: the document, plus `etag`, `revision`, `status_code`, `not_modified` and
-    `replayed`."""
+class AnswerHeaders(TypedDict, total=False):
+    """What the headers of an answer said: the keywords of `Answer` and `Text`."""
+
+    etag: str | None
+    revision: str | None
+    status_code: int
+    not_modified: bool
+    replayed: bool
+
+
+class _FromHeaders:
+    """The attributes `Answer` and `Text` share: what the headers of the answer said."""
 
     etag: str | None
     """The ETag to send back as `etag=` for a conditional read (None: the answer has none)."""
@@ -42,22 +51,23 @@ class Answer(dict[str, Any]):
     """True when Keeper answered a write from its idempotency key (`Idempotent-Replayed: true`):
     the write was not run again, this is the answer of the first one."""
 
+    def _keep(self, headers: AnswerHeaders) -> None:
+        self.etag = headers.get("etag")
+        self.revision = headers.get("revision")
+        self.status_code = headers.get("status_code", 200)
+        self.not_modified = headers.get("not_modified", False)
+        self.replayed = headers.get("replayed", False)
+
+
+class Answer(_FromHeaders, dict[str, Any]):
+    """A JSON answer: the document, plus `etag`, `revision`, `status_code`, `not_modified` and
+    `replayed`."""
+
     def __init__(
-        self,
-        document: Mapping[str, Any] | None = None,
-        *,
-        etag: str | None = None,
-        revision: str | None = None,
-        status_code: int = 200,
-        not_modified: bool = False,
-        replayed: bool = False,
+        self, document: Mapping[str, Any] | None = None, **headers: Unpack[AnswerHeaders]
     ) -> None:
         super().__init__(document or {})
-        self.etag = etag
-        self.revision = revision
-        self.status_code = status_code
-        self.not_modified = not_modified
-        self.replayed = replayed
+        self._keep(headers)
 
     def __repr__(self) -> str:
         if self.not_modified:
@@ -65,32 +75,13 @@ class Answer(dict[str, Any]):
         return f"Answer({dict.__repr__(self)})"
 
 
-class Text(str):
+class Text(_FromHeaders, str):
     """A Markdown answer: the text, plus `etag`, `revision`, `status_code`, `not_modified` and
     `replayed`."""
 
-    etag: str | None
-    revision: str | None
-    status_code: int
-    not_modified: bool
-    replayed: bool
-
-    def __new__(
-        cls,
-        text: str = "",
-        *,
-        etag: str | None = None,
-        revision: str | None = None,
-        status_code: int = 200,
-        not_modified: bool = False,
-        replayed: bool = False,
-    ) -> Text:
+    def __new__(cls, text: str = "", **headers: Unpack[AnswerHeaders]) -> Text:
         made = super().__new__(cls, text)
-        made.etag = etag
-        made.revision = revision
-        made.status_code = status_code
-        made.not_modified = not_modified
-        made.replayed = replayed
+        made._keep(headers)
         return made
 
 
@@ -99,11 +90,12 @@ def _raise_for_problem(response: httpx.Response) -> None:
         raise error_from_response(response)
 
 
-def _headers(response: httpx.Response) -> dict[str, Any]:
+def _headers(response: httpx.Response) -> AnswerHeaders:
     return {
         "etag": response.headers.get("etag"),
         "revision": response.headers.get(REVISION_HEADER),
         "status_code": response.status_code,
+        "not_modified": response.status_code == 304,
         "replayed": response.headers.get(REPLAYED_HEADER, "").strip().lower() == "true",
     }
 
@@ -117,7 +109,7 @@ def json_answer(response: httpx.Response) -> Answer:
     """
     _raise_for_problem(response)
     if response.status_code == 304:
-        return Answer(not_modified=True, **_headers(response))
+        return Answer(**_headers(response))
     try:
         document = response.json()
     except ValueError:
@@ -135,5 +127,5 @@ def text_answer(response: httpx.Response) -> Text:
     """The `Text` of a Markdown response; raises the typed error of a problem document."""
     _raise_for_problem(response)
     if response.status_code == 304:
-        return Text(not_modified=True, **_headers(response))
+        return Text(**_headers(response))
     return Text(response.text, **_headers(response))

@@ -1,12 +1,12 @@
 """The `lorebase` program.
 
-The read commands (schema, record, query, traverse, diff, branch; context, search, resolve,
-health; events, changes), the write commands (op, proposal, branch merge), the trace commands
-(trace list, trace show, audit), the webhook commands and login, logout and whoami talk to a Keeper over HTTP (cli_reads.py,
-cli_agent_reads.py, cli_feed.py, cli_writes.py, cli_trace.py, cli_webhooks.py, cli_login.py). Commands that run
-against a database on this machine (serve, import, log, key, grant) come from installed packages
-through the `lorebase.commands` entry points (plugins.py), so this package stays free of server
-code.
+The read commands (schema, record, query, traverse, diff, branch; context, search, resolve, health;
+events, changes), the write commands (op, proposal, branch merge), the trace commands (trace list,
+trace show, audit), the webhook commands and login, logout and whoami talk to a Keeper over HTTP
+(cli_reads.py, cli_agent_reads.py, cli_feed.py, cli_writes.py, cli_trace.py, cli_webhooks.py,
+cli_login.py), with the options and error handling of cli_options.py. Commands that run against a
+database on this machine (serve, import, log, key, grant) come from installed packages through the
+`lorebase.commands` entry points (plugins.py), so this package stays free of server code.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """`lorebase context`, `search`, `resolve` and `health`: the agent reads of agents.md from a shell.
 
-They share the options, the output and the error handling of the read commands (cli_reads.py).
+They share the options, the output and the error handling of the read commands (cli_options.py).
 """
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ import click
 
 from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.answers import Answer, Text
-from lorebase_client.cli_reads import (
+from lorebase_client.cli_options import (
+    Keeper,
+    ReadTarget,
     branch_option,
     connection_options,
     domain_option,
     json_object,
     read_options,
-    run_read,
 )
 from lorebase_client.routes import ContextOptions
 
@@ -53,8 +54,7 @@ def context_command(
     markdown: bool,
     domain: str,
     branch: str | None,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """A context pack: the seed Records, their neighborhood, schema, changes and lineage.
 
@@ -86,7 +86,7 @@ def context_command(
             return client.context_markdown(domain, **options)
         return client.context(domain, **options)
 
-    run_read(url, api_key, read)
+    keeper.run(read)
 
 
 @click.command("search")
@@ -106,13 +106,10 @@ def search_command(
     limit: int | None,
     domain: str,
     branch: str | None,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Records whose title or text matches TEXT (misspellings are corrected and reported)."""
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.search(
             domain,
             text,
@@ -121,7 +118,7 @@ def search_command(
             lens=lens,
             limit=limit,
             branch=branch,
-        ),
+        )
     )
 
 
@@ -129,26 +126,16 @@ def search_command(
 @click.argument("text")
 @click.option("--no-record-misses", is_flag=True, help="Do not keep the words nothing matched.")
 @read_options
-def resolve_command(
-    text: str,
-    no_record_misses: bool,
-    domain: str,
-    branch: str | None,
-    at: str | None,
-    url: str | None,
-    api_key: str | None,
-) -> None:
+def resolve_command(text: str, no_record_misses: bool, read: ReadTarget) -> None:
     """Which Kinds, Attributes and stored values the words of TEXT mean."""
-    run_read(
-        url,
-        api_key,
+    read.run(
         lambda client: client.resolve(
-            domain,
+            read.domain,
             text,
             record_misses=False if no_record_misses else None,
-            branch=branch,
-            at=at,
-        ),
+            branch=read.branch,
+            at=read.at,
+        )
     )
 
 
@@ -157,24 +144,17 @@ def resolve_command(
 @click.option("--markdown", "output", flag_value="markdown", help="The report as Markdown.")
 @click.option("--json", "output", flag_value="json", default=True, help="The report as JSON.")
 @read_options
-def health_command(
-    kind: str | None,
-    output: str,
-    domain: str,
-    branch: str | None,
-    at: str | None,
-    url: str | None,
-    api_key: str | None,
-) -> None:
+def health_command(kind: str | None, output: str, read: ReadTarget) -> None:
     """How sound the data is: violations, duplicates, orphans and gaps (of one KIND or all)."""
-    if output == "markdown":
-        run_read(
-            url,
-            api_key,
-            lambda client: client.health(domain, kind, branch=branch, at=at, format="markdown"),
-        )
-    else:
-        run_read(url, api_key, lambda client: client.health(domain, kind, branch=branch, at=at))
+
+    def health(client: LorebaseClient) -> Answer | Text:
+        if output == "markdown":
+            return client.health(
+                read.domain, kind, branch=read.branch, at=read.at, format="markdown"
+            )
+        return client.health(read.domain, kind, branch=read.branch, at=read.at)
+
+    read.run(health)
 
 
 AGENT_READ_COMMANDS: tuple[click.Command, ...] = (

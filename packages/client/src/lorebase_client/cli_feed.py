@@ -10,8 +10,7 @@ import json
 
 import click
 
-from lorebase_client._sync.client import LorebaseClient
-from lorebase_client.cli_reads import _reporting, connection_options, domain_option, run_read
+from lorebase_client.cli_options import Keeper, connection_options, domain_option
 
 KINDS_HELP = "Only Revisions changing these Kinds (and Operation events editing them)."
 
@@ -32,12 +31,11 @@ def events_command(
     kinds: str | None,
     last_event_id: str | None,
     domain: str,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Print the events committed on BRANCH as they come, one JSON document per line."""
     names = None if kinds is None else kinds.split(",")
-    with _reporting(url), LorebaseClient(url, api_key=api_key) as client:
+    with keeper.client() as client:
         try:
             for event in client.events(domain, branch, kinds=names, last_event_id=last_event_id):
                 click.echo(json.dumps(event, separators=(",", ":"), ensure_ascii=False))
@@ -63,16 +61,11 @@ def changes_command(
     kinds: str | None,
     limit: int | None,
     domain: str,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Print the Revisions committed on BRANCH after --since, oldest first (next_since, more)."""
     names = None if kinds is None else kinds.split(",")
-    run_read(
-        url,
-        api_key,
-        lambda client: client.changes(domain, branch, since=since, kinds=names, limit=limit),
-    )
+    keeper.run(lambda client: client.changes(domain, branch, since=since, kinds=names, limit=limit))
 
 
 FEED_COMMANDS: tuple[click.Command, ...] = (events_command, changes_command)

@@ -13,7 +13,6 @@ has a revocation endpoint. `whoami` prints the caller Keeper sees.
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import replace
 from typing import Any
@@ -21,14 +20,14 @@ from typing import Any
 import click
 import httpx
 
-from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.answers import Answer
-from lorebase_client.cli_reads import _reporting, connection_options, run_read
+from lorebase_client.cli_options import Keeper, connection_options
 from lorebase_client.connection import DEFAULT_URL, URL_ENV, resolve_base_url
 from lorebase_client.oidc_device import (
     OidcConfiguration,
     SignInError,
     discover_revocation_endpoint,
+    identity_provider_client,
     poll_for_tokens,
     request_device_code,
     revoke_token,
@@ -83,7 +82,7 @@ def _the_key(api_key: str | None) -> str:
 
 def _checked(url: str, credential: str) -> Answer:
     """Keeper's whoami for `credential`, or exit 1 (Keeper refused it, or runs in mode none)."""
-    with _reporting(url), LorebaseClient(url, api_key=credential) as client:
+    with Keeper(url, credential).client() as client:
         caller = client.whoami()
         if client.key_unused:
             _fail(
@@ -144,7 +143,7 @@ def login_command(
 
 def _oidc_sign_in(base_url: str) -> dict[str, Any]:
     """The profile members of a device-flow sign-in at Keeper's identity provider."""
-    with _reporting(base_url), LorebaseClient(base_url) as client:
+    with Keeper(base_url, None).client() as client:
         try:
             answer = client.oidc_configuration()
         except (NotFound, SignInUnavailable):
@@ -154,7 +153,7 @@ def _oidc_sign_in(base_url: str) -> dict[str, Any]:
             )
             raise  # pragma: no cover - _fail exits
     try:
-        with httpx.Client(timeout=10.0) as http:
+        with identity_provider_client() as http:
             config = OidcConfiguration.from_answer(dict(answer))
             if config.revocation_endpoint is None:
                 revocation = discover_revocation_endpoint(http, config.issuer)
@@ -189,7 +188,7 @@ def logout_command(profile_name: str) -> None:
         click.echo(f"profile {profile_name!r} holds no credential: nothing to forget")
         return
     if before.oidc_refresh_token and before.oidc_revocation_endpoint and before.oidc_client_id:
-        with httpx.Client(timeout=10.0) as http:
+        with identity_provider_client() as http:
             revoked = revoke_token(
                 http,
                 before.oidc_revocation_endpoint,
@@ -219,16 +218,9 @@ def _print_caller(caller: Answer) -> None:
 @click.command("whoami")
 @click.option("--json", "as_json", is_flag=True, help="Print Keeper's answer as JSON.")
 @connection_options
-def whoami_command(url: str | None, api_key: str | None, as_json: bool) -> None:
+def whoami_command(keeper: Keeper, as_json: bool) -> None:
     """Who Keeper takes you for: principal, type, how you authenticated, grants."""
-
-    def emit(answer: Answer) -> None:
-        if as_json:
-            click.echo(json.dumps(answer, indent=2, ensure_ascii=False))
-        else:
-            _print_caller(answer)
-
-    run_read(url, api_key, lambda client: client.whoami(), emit=emit)
+    keeper.run(lambda client: client.whoami(), emit=None if as_json else _print_caller)
 
 
 LOGIN_COMMANDS = (login_command, logout_command, whoami_command)

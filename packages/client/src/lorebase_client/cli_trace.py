@@ -2,26 +2,20 @@
 
 `trace list` and `trace show` print a readable table and timeline (`--json` for the answer as
 Keeper sent it); `audit` prints its answer as indented JSON, like the read commands, whose
-options and error handling these share (cli_reads.py).
+options and error handling these share (cli_options.py).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 
-from lorebase_client.answers import Answer
-from lorebase_client.cli_reads import connection_options, run_read
+from lorebase_client.cli_options import Keeper, connection_options, page_options
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
 from lorebase_client.routes import AuditKind
 
 AUDIT_KINDS: dict[str, AuditKind] = {"read": "read", "write": "write"}
-
-
-def _emit_json(answer: Answer) -> None:
-    click.echo(json.dumps(answer, indent=2, ensure_ascii=False))
 
 
 # -- rendering --------------------------------------------------------------------------------
@@ -137,10 +131,7 @@ def trace_group() -> None:
 @click.option(
     "--domain", "domain_id", default=None, metavar="NAME", help="Only steps in this Domain."
 )
-@click.option(
-    "--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Sessions per page."
-)
-@click.option("--cursor", default=None, metavar="CURSOR", help="next_cursor of the previous page.")
+@page_options("Sessions per page.")
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 @connection_options
 def trace_list(
@@ -149,17 +140,14 @@ def trace_list(
     limit: int | None,
     cursor: str | None,
     as_json: bool,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """The trace sessions you may see, newest first: yours, and others' where you read them."""
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.trace.sessions(
             actor=actor, domain_id=domain_id, limit=limit, cursor=cursor
         ),
-        emit=_emit_json if as_json else lambda answer: click.echo(sessions_text(answer)),
+        emit=None if as_json else lambda answer: click.echo(sessions_text(answer)),
     )
 
 
@@ -170,19 +158,15 @@ def trace_list(
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 @connection_options
-def trace_show(
-    session: str, actor: str | None, as_json: bool, url: str | None, api_key: str | None
-) -> None:
+def trace_show(session: str, actor: str | None, as_json: bool, keeper: Keeper) -> None:
     """The timeline of the trace session SESSION: calls and notes, in order. For example:
 
     \b
         lorebase trace show agent-42
     """
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.trace.session(session, actor=actor),
-        emit=_emit_json if as_json else lambda answer: click.echo(timeline_text(answer)),
+        emit=None if as_json else lambda answer: click.echo(timeline_text(answer)),
     )
 
 
@@ -194,10 +178,7 @@ def trace_show(
 @click.option("--principal", default=None, metavar="PRINCIPAL", help="Only this principal's.")
 @click.option("--since", default=None, metavar="TIME", help="At or after this ISO 8601 time.")
 @click.option("--until", default=None, metavar="TIME", help="Before this ISO 8601 time.")
-@click.option(
-    "--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Entries per page."
-)
-@click.option("--cursor", default=None, metavar="CURSOR", help="next_cursor of the previous page.")
+@page_options("Entries per page.")
 @connection_options
 def audit_command(
     domain: str,
@@ -207,13 +188,10 @@ def audit_command(
     until: str | None,
     limit: int | None,
     cursor: str | None,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Who read and who wrote what in DOMAIN, newest first (its administrators only)."""
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.audit(
             domain,
             kind=AUDIT_KINDS.get(kind or ""),
@@ -222,7 +200,7 @@ def audit_command(
             until=until,
             limit=limit,
             cursor=cursor,
-        ),
+        )
     )
 
 

@@ -2,7 +2,7 @@
 
 `add` prints the secret once, with a line saying it is shown only now; the other commands print
 Keeper's answer as indented JSON, like the read commands, whose options and error handling they
-share (cli_reads.py).
+share (cli_options.py).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from lorebase_client.answers import Answer
-from lorebase_client.cli_reads import connection_options, run_read
+from lorebase_client.cli_options import Keeper, connection_options, page_options
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
 from lorebase_client.webhook_routes import DeliveryStatus
 
@@ -59,17 +59,14 @@ def webhook_add(
     events: tuple[str, ...],
     branches: tuple[str, ...],
     clearances: tuple[str, ...],
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Register the URL TARGET to receive the events of DOMAIN. For example:
 
     \b
         lorebase webhook add supply https://agents.example.com/lorebase --branch main
     """
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.webhooks.create(
             domain,
             target,
@@ -84,18 +81,18 @@ def webhook_add(
 @webhook_group.command("list")
 @click.argument("domain")
 @connection_options
-def webhook_list(domain: str, url: str | None, api_key: str | None) -> None:
+def webhook_list(domain: str, keeper: Keeper) -> None:
     """The webhooks of DOMAIN (never their secrets)."""
-    run_read(url, api_key, lambda client: client.webhooks.list(domain))
+    keeper.run(lambda client: client.webhooks.list(domain))
 
 
 @webhook_group.command("remove")
 @click.argument("domain")
 @click.argument("webhook")
 @connection_options
-def webhook_remove(domain: str, webhook: str, url: str | None, api_key: str | None) -> None:
+def webhook_remove(domain: str, webhook: str, keeper: Keeper) -> None:
     """Remove the webhook WEBHOOK of DOMAIN with its deliveries."""
-    run_read(url, api_key, lambda client: client.webhooks.delete(domain, webhook))
+    keeper.run(lambda client: client.webhooks.delete(domain, webhook))
 
 
 @webhook_group.command("deliveries")
@@ -104,8 +101,7 @@ def webhook_remove(domain: str, webhook: str, url: str | None, api_key: str | No
 @click.option(
     "--status", type=click.Choice(sorted(STATUSES)), default=None, help="Only this status."
 )
-@click.option("--limit", type=click.IntRange(min=1), default=None, metavar="N", help="Per page.")
-@click.option("--cursor", default=None, metavar="CURSOR", help="next_cursor of the previous page.")
+@page_options("Per page.")
 @connection_options
 def webhook_deliveries(
     domain: str,
@@ -113,20 +109,17 @@ def webhook_deliveries(
     status: str | None,
     limit: int | None,
     cursor: str | None,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """The deliveries of WEBHOOK, newest event first. For example, the dead ones:
 
     \b
         lorebase webhook deliveries supply whk_... --status dead
     """
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.webhooks.deliveries(
             domain, webhook, status=STATUSES.get(status or ""), limit=limit, cursor=cursor
-        ),
+        )
     )
 
 
@@ -135,11 +128,9 @@ def webhook_deliveries(
 @click.argument("webhook")
 @click.argument("delivery")
 @connection_options
-def webhook_retry(
-    domain: str, webhook: str, delivery: str, url: str | None, api_key: str | None
-) -> None:
+def webhook_retry(domain: str, webhook: str, delivery: str, keeper: Keeper) -> None:
     """Send the dead delivery DELIVERY of WEBHOOK again (same Idempotency-Key)."""
-    run_read(url, api_key, lambda client: client.webhooks.retry(domain, webhook, delivery))
+    keeper.run(lambda client: client.webhooks.retry(domain, webhook, delivery))
 
 
 WEBHOOK_COMMANDS: tuple[click.Command, ...] = (webhook_group,)

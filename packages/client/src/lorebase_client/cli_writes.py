@@ -1,6 +1,6 @@
 """`lorebase op`, `proposal` and `branch merge`: Keeper's writes from a shell (docs/client.md).
 
-They share the options, the output and the error handling of the read commands (cli_reads.py):
+They share the options, the output and the error handling of the read commands (cli_options.py):
 the answer as indented JSON on stdout, a problem on stderr with exit code 1.
 """
 
@@ -13,12 +13,13 @@ import click
 
 from lorebase_client._sync.client import LorebaseClient
 from lorebase_client.answers import Answer
-from lorebase_client.cli_reads import (
+from lorebase_client.cli_options import (
+    Keeper,
+    ReadTarget,
     connection_options,
     domain_option,
     json_value,
     read_options,
-    run_read,
 )
 from lorebase_client.plugins import ENTRY_POINT_GROUP, PluggableGroup
 from lorebase_client.routes import (
@@ -81,30 +82,23 @@ def op_group() -> None:
 
 @op_group.command("list")
 @read_options
-def op_list(
-    domain: str, branch: str | None, at: str | None, url: str | None, api_key: str | None
-) -> None:
+def op_list(read: ReadTarget) -> None:
     """Print the Operations you may read on the branch, with their parameters.
 
     Each says whether and when it needs review there, what it writes and emits, and whether
     your grants let you run it (execute.allowed).
     """
-    run_read(url, api_key, lambda client: client.operations(domain, branch=branch, at=at))
+    read.run(lambda client: client.operations(read.domain, branch=read.branch, at=read.at))
 
 
 @op_group.command("show")
 @click.argument("operation")
 @read_options
-def op_show(
-    operation: str,
-    domain: str,
-    branch: str | None,
-    at: str | None,
-    url: str | None,
-    api_key: str | None,
-) -> None:
+def op_show(operation: str, read: ReadTarget) -> None:
     """Print OPERATION: its parameters and their rules, review, side effects and permissions."""
-    run_read(url, api_key, lambda client: client.operation(domain, operation, branch=branch, at=at))
+    read.run(
+        lambda client: client.operation(read.domain, operation, branch=read.branch, at=read.at)
+    )
 
 
 @op_group.command("run")
@@ -162,8 +156,7 @@ def op_run(
     auto_propose: bool,
     auto_merge: bool,
     domain: str,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Execute OPERATION with its --param values and print the answer.
 
@@ -174,9 +167,7 @@ def op_run(
         lorebase op run update_supplier --param key=S-1001 --param risk_score=75 \\
             --task t1 --intent "new audit" --auto-propose
     """
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.execute(
             domain,
             operation,
@@ -190,7 +181,7 @@ def op_run(
             intent=intent,
             auto_propose=auto_propose or None,
             auto_merge=auto_merge or None,
-        ),
+        )
     )
 
 
@@ -215,8 +206,7 @@ def proposal_list(
     assigned_to_me: bool,
     mine: bool,
     domain: str,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Print the Proposals of the Domain (every page)."""
 
@@ -229,16 +219,16 @@ def proposal_list(
         )
         return Answer({"domain": domain, "proposals": list(found)})
 
-    run_read(url, api_key, read)
+    keeper.run(read)
 
 
 @proposal_group.command("show")
 @click.argument("proposal_id", metavar="ID")
 @domain_option
 @connection_options
-def proposal_show(proposal_id: str, domain: str, url: str | None, api_key: str | None) -> None:
+def proposal_show(proposal_id: str, domain: str, keeper: Keeper) -> None:
     """Print the Proposal ID: its status, approval, merge blockers and next steps."""
-    run_read(url, api_key, lambda client: client.proposal(domain, proposal_id))
+    keeper.run(lambda client: client.proposal(domain, proposal_id))
 
 
 def _verdict(approve: bool, request_changes: bool, comment: bool) -> Verdict:
@@ -269,16 +259,11 @@ def proposal_review(
     comment: bool,
     body: str | None,
     domain: str,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Review the Proposal ID (nobody approves their own) and print it."""
     verdict = _verdict(approve, request_changes, comment)
-    run_read(
-        url,
-        api_key,
-        lambda client: client.review_proposal(domain, proposal_id, verdict, body=body),
-    )
+    keeper.run(lambda client: client.review_proposal(domain, proposal_id, verdict, body=body))
 
 
 @proposal_group.command("merge")
@@ -297,16 +282,13 @@ def proposal_merge(
     message: str | None,
     expected_source_head: str | None,
     domain: str,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Merge the Proposal ID (approved, without open Conflicts) and print it."""
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.merge_proposal(
             domain, proposal_id, message=message, expected_source_head=expected_source_head
-        ),
+        )
     )
 
 
@@ -314,9 +296,9 @@ def proposal_merge(
 @click.argument("proposal_id", metavar="ID")
 @domain_option
 @connection_options
-def proposal_close(proposal_id: str, domain: str, url: str | None, api_key: str | None) -> None:
+def proposal_close(proposal_id: str, domain: str, keeper: Keeper) -> None:
     """Close the Proposal ID without merging it and print it."""
-    run_read(url, api_key, lambda client: client.close_proposal(domain, proposal_id))
+    keeper.run(lambda client: client.close_proposal(domain, proposal_id))
 
 
 @proposal_group.command("conflicts")
@@ -326,16 +308,12 @@ def proposal_close(proposal_id: str, domain: str, url: str | None, api_key: str 
 )
 @domain_option
 @connection_options
-def proposal_conflicts(
-    proposal_id: str, status: str | None, domain: str, url: str | None, api_key: str | None
-) -> None:
+def proposal_conflicts(proposal_id: str, status: str | None, domain: str, keeper: Keeper) -> None:
     """Print the Conflicts of the Proposal ID."""
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.conflicts(
             domain, proposal_id, status=CONFLICT_STATUSES.get(status or "")
-        ),
+        )
     )
 
 
@@ -357,8 +335,7 @@ def proposal_resolve(
     take: str,
     value: str | None,
     domain: str,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Resolve the Conflict CONFLICT_ID of the Proposal ID. For example:
 
@@ -368,12 +345,10 @@ def proposal_resolve(
     if (take == "value") != (value is not None):
         raise click.UsageError("--value goes with --take value, and only with it")
     chosen = NO_VALUE if value is None else json_value(value, "--value")
-    run_read(
-        url,
-        api_key,
+    keeper.run(
         lambda client: client.resolve_conflict(
             domain, proposal_id, conflict_id, RESOLUTIONS[take], value=chosen
-        ),
+        )
     )
 
 
@@ -396,17 +371,14 @@ def branch_merge(
     into: str | None,
     message: str | None,
     domain: str,
-    url: str | None,
-    api_key: str | None,
+    keeper: Keeper,
 ) -> None:
     """Merge BRANCH into --into and print the result (fast_forward, merge or up_to_date).
 
     A protected target takes changes through Proposals only; Conflicts are answered as an error
     that lists them.
     """
-    run_read(
-        url, api_key, lambda client: client.merge_branch(domain, branch, into=into, message=message)
-    )
+    keeper.run(lambda client: client.merge_branch(domain, branch, into=into, message=message))
 
 
 WRITE_COMMANDS: tuple[click.Command, ...] = (op_group, proposal_group)

@@ -107,6 +107,11 @@ class TokenSet:
     """Seconds since the epoch (None: the issuer did not say)."""
 
 
+def identity_provider_client() -> httpx.Client:
+    """An httpx client for the identity provider's endpoints (each call waits 10 s at most)."""
+    return httpx.Client(timeout=10.0)
+
+
 def discover_revocation_endpoint(http: httpx.Client, issuer: str) -> str | None:
     """The revocation endpoint of the issuer's discovery document (None when it has none)."""
     try:
@@ -268,7 +273,7 @@ def fresh_profile(profile: Profile, path: Path, *, now: float | None = None) -> 
         )
     assert profile.oidc_refresh_token is not None  # needs_refresh checked it
     try:
-        with httpx.Client(timeout=10.0) as http:
+        with identity_provider_client() as http:
             tokens = refresh_tokens(
                 http,
                 profile.oidc_token_endpoint,
