@@ -41,6 +41,30 @@ from lorebase_store import HeadWatch, Store
 
 VERSION = "0.1.0"
 
+ROUTERS = (
+    health.router,
+    principals.router,
+    oidc.router,
+    sessions.router,
+    changes.router,
+    operations.router,
+    operation_catalog.router,
+    proposals.router,
+    records.router,
+    history.router,
+    queries.router,
+    context.router,
+    resolve.router,
+    search.router,
+    data_health.router,
+    revisions.router,
+    trace.router,
+    audit.router,
+    webhooks.router,
+)
+"""Keeper's routes, in the order they are tried: the feed before revisions, whose
+/branches/{branch:path} would swallow /branches/main/changes."""
+
 
 def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     """Keeper over `store` (opened from settings when not given, and closed with the app).
@@ -89,29 +113,8 @@ def create_app(settings: Settings, store: Store | None = None) -> FastAPI:
     app.state.heads = HeadWatch(app.state.store.engine, app.state.feed.notices)
     install_error_handlers(app)
     install_middleware(app, settings, recorder)
-    # the feed before revisions: /branches/{branch:path} would swallow /branches/main/changes
-    for module in (
-        health,
-        principals,
-        oidc,
-        sessions,
-        changes,
-        operations,
-        operation_catalog,
-        proposals,
-        records,
-        history,
-        queries,
-        context,
-        resolve,
-        search,
-        data_health,
-        revisions,
-        trace,
-        audit,
-        webhooks,
-    ):
-        app.include_router(module.router)
+    for router in ROUTERS:
+        app.include_router(router)
     install_openapi(app, settings)
     if settings.keeper.web.dist is not None:
         app.router.default = WebFiles(settings.keeper.web.dist, settings, app.router.not_found)

@@ -23,7 +23,7 @@ import asyncio
 import copy
 import json
 import logging
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import h11
 import uvicorn
@@ -54,7 +54,7 @@ class KeeperH11Protocol(H11Protocol):
         self,
         config: uvicorn.Config,
         server_state: ServerState,
-        app_state: dict[str, Any],
+        app_state: dict[str, object],
         _loop: asyncio.AbstractEventLoop | None = None,
     ) -> None:
         super().__init__(config, server_state, app_state, _loop)
@@ -189,8 +189,8 @@ def server_config(
     )
 
 
-def _log_config() -> dict[str, Any]:
+def _log_config() -> dict[str, object]:
     """uvicorn's logging, with Keeper's own loggers on its default handler."""
-    config: dict[str, Any] = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     config["loggers"]["lorebase"] = {"handlers": ["default"], "level": "INFO"}
     return config

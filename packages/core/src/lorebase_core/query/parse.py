@@ -17,6 +17,7 @@ from typing import Any
 
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import Issue, quoted, shortened
+from lorebase_core.query import request
 from lorebase_core.query.model import (
     COUNT_OPERATORS,
     METRIC_FUNCTIONS,
@@ -42,19 +43,19 @@ from lorebase_core.schema.document import canonical_json
 from lorebase_core.suggestions import hint
 from lorebase_core.values import BaseType, JsonValue, ValueProblem, canonical
 
-MEMBERS = (
-    "kind",
-    "trait",
-    "where",
-    "select",
-    "order_by",
-    "limit",
-    "cursor",
-    "aggregate",
-    "branch",
-    "at",
-    "coverage",
+MEMBERS = request.members(request.QueryRequest)
+"""The members of a query document: the ones its description (`query.request`) declares."""
+_COMPARISON_MEMBERS = request.members(request.Comparison)
+_RELATION_MEMBERS = request.members(request.RelationPredicate)
+_COUNT_MEMBERS = request.members(request.RelationCount)
+_ORDER_MEMBERS = request.members(request.OrderKey)
+_AGGREGATE_MEMBERS = request.members(request.Aggregate)
+_COMBINATIONS = (
+    *request.members(request.AllOf),
+    *request.members(request.AnyOf),
+    *request.members(request.NoneOf),
 )
+"""and, or, not."""
 MAX_NESTING = 32
 """and, or and not nested inside one another at most this deep (Relation hops have their own)."""
 
@@ -348,7 +349,7 @@ class _Parser:
             return (
                 self.relation(raw, path, target, hop=hop, nesting=nesting) if self.leaf() else None
             )
-        operators = [name for name in ("and", "or", "not") if name in raw]
+        operators = [name for name in _COMBINATIONS if name in raw]
         if len(operators) != 1:
             if self.leaf():
                 message = "use exactly one of and, or, not" if operators else _EXAMPLE_PREDICATE
@@ -381,7 +382,7 @@ class _Parser:
         return And(checked) if name == "and" else Or(checked)
 
     def comparison(self, raw: Mapping[str, Any], path: str, target: _Target) -> Comparison | None:
-        self.unknown_members(raw, ("attr", "op", "value"), path)
+        self.unknown_members(raw, _COMPARISON_MEMBERS, path)
         found = self.attribute(raw["attr"], f"{path}.attr", target, read_values=True)
         if "op" not in raw:
             self.issue(f"{path}.op", f"missing; use one of {' '.join(OPERATORS)}", "missing-member")
@@ -495,7 +496,7 @@ class _Parser:
     def relation(
         self, raw: Mapping[str, Any], path: str, target: _Target, *, hop: int, nesting: int
     ) -> RelationPredicate | None:
-        self.unknown_members(raw, ("rel", "where", "count"), path)
+        self.unknown_members(raw, _RELATION_MEMBERS, path)
         name = raw["rel"]
         if not isinstance(name, str):
             self.issue(
@@ -540,7 +541,7 @@ class _Parser:
         if not isinstance(raw, dict):
             self.issue(path, 'expected {"op": "eq", "value": 1}', "bad-type")
             return None
-        self.unknown_members(raw, ("op", "value"), path)
+        self.unknown_members(raw, _COUNT_MEMBERS, path)
         op = next((known for known in COUNT_OPERATORS if raw.get("op") == known), None)
         value = raw.get("value")
         if op is None:
@@ -588,7 +589,7 @@ class _Parser:
             if not isinstance(item, dict) or "attr" not in item:
                 self.issue(path, 'expected {"attr": "risk_score", "dir": "asc|desc"}', "bad-type")
                 continue
-            self.unknown_members(item, ("attr", "dir"), path)
+            self.unknown_members(item, _ORDER_MEMBERS, path)
             direction = item.get("dir", "asc")
             if direction not in ("asc", "desc"):
                 self.issue(f"{path}.dir", "use asc or desc", "bad-value")
@@ -646,7 +647,7 @@ class _Parser:
         if not isinstance(raw, dict):
             self.issue("aggregate", 'expected {"group_by": "attr", "metrics": {...}}', "bad-type")
             return None
-        self.unknown_members(raw, ("group_by", "metrics"), "aggregate")
+        self.unknown_members(raw, _AGGREGATE_MEMBERS, "aggregate")
         group_by, group_type = None, None
         if raw.get("group_by") is not None:
             found = self.attribute(raw["group_by"], "aggregate.group_by", target, read_values=True)

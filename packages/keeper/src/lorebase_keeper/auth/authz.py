@@ -14,6 +14,7 @@ from fnmatch import fnmatchcase
 
 from lorebase_core.access import SENSITIVITY_TAGS, ReadScope
 from lorebase_core.errors import DomainNotFound, Forbidden
+from lorebase_keeper.shapes.auth.principals import WhoamiJson
 from lorebase_store import GrantInfo
 
 ROLES: dict[str, frozenset[str]] = {
@@ -122,7 +123,7 @@ class Principal:
             kinds.update(grant.kinds)
         return frozenset(kinds)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> WhoamiJson:
         return {
             "principal": self.id,
             "type": self.type,

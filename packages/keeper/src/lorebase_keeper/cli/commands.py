@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
-from typing import Any, cast, get_args
+from typing import cast, get_args
 
 import click
 
@@ -24,7 +25,7 @@ from lorebase_keeper.cli.demo import (
     setup_demo,
 )
 from lorebase_platform.settings import AuthMode, Settings, load_settings
-from lorebase_store import Store, import_directory
+from lorebase_store import ImportResult, Store, import_directory
 
 config_option = click.option(
     "--config",
@@ -121,6 +122,11 @@ def import_command(
         sys.exit(1)
     finally:
         store.close()
+    _report(result, directory)
+
+
+def _report(result: ImportResult, directory: Path) -> None:
+    """What an import did: the Revisions it made, the values it replaced."""
     if result.skipped:
         click.echo(f"Domain {result.domain!r} exists already; nothing imported (--create-only).")
         return
@@ -144,14 +150,19 @@ def import_command(
             click.echo(f"    {_overwrite_line(overwritten.to_json())}")
 
 
-def _overwrite_line(entry: dict[str, Any]) -> str:
-    """`Supplier/S-1001 risk_score: "50" (now) -> "90" (the folder), set by <Revision> ...`"""
+def _overwrite_line(entry: Mapping[str, object]) -> str:
+    """`Supplier/S-1001 risk_score: "50" (now) -> "90" (the folder), set by <Revision> ...`
+
+    `entry` is an `Overwrite` as JSON (`Overwrite.to_json`, or the `overwrites` of the
+    ImportOverwrites problem)."""
     where = entry["ref"] if entry["attribute"] is None else f"{entry['ref']} {entry['attribute']}"
     current = "deleted" if entry["attribute"] is None else json.dumps(entry["current"])
-    origin = entry["origin"]["type"]
+    found = entry["origin"]
+    origin = found.get("type") if isinstance(found, Mapping) else None
+    revision = str(entry["revision"])
     return (
         f"{where}: {current} (now) -> {json.dumps(entry['imported'])} (the folder), "
-        f"set by {entry['revision'][:12]} ({origin}, {entry['author']}: {entry['message']})"
+        f"set by {revision[:12]} ({origin}, {entry['author']}: {entry['message']})"
     )
 
 

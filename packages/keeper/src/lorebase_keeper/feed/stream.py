@@ -13,7 +13,6 @@ import math
 import threading
 from collections.abc import AsyncIterator, Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import StreamingResponse
@@ -22,6 +21,8 @@ from starlette.types import Receive, Scope, Send
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import TooManyStreams
 from lorebase_core.schema import Schema
+from lorebase_core.values import JsonValue
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_platform.settings import FeedSettings
 from lorebase_store import EventBatch, EventNotices, Store
 
@@ -102,10 +103,10 @@ class FeedState:
             found.add_done_callback(lambda _done: self._reads.pop(key, None))
         return await asyncio.shield(found)
 
-    def revision_frame(self, event: dict[str, Any]) -> str:
+    def revision_frame(self, event: JsonObject) -> str:
         """The frame of a revision event, rendered once for every stream (nothing in it is
         masked: it names Kinds and keys, which a history reader may read)."""
-        sequence = int(event["sequence"])
+        sequence = _sequence(event)
         text = self._frames.get(sequence)
         if text is None:
             if len(self._frames) >= _FRAMES_KEPT:
@@ -135,17 +136,29 @@ class StreamStart:
     schema: Schema
 
 
-def frame(event: dict[str, Any]) -> str:
+def frame(event: JsonObject) -> str:
     """One event as SSE: `id:` the sequence, `event: revision` or `operation`, compact JSON."""
     name = "revision" if event.get("type") == "revision.committed" else "operation"
     data = json.dumps(event, separators=(",", ":"), ensure_ascii=False)
     return f"id: {event['sequence']}\nevent: {name}\ndata: {data}\n\n"
 
 
-def _shown(event: dict[str, Any], start: StreamStart) -> dict[str, Any]:
-    if not event.get("edits"):
+def _sequence(event: JsonObject) -> int:
+    """An event's sequence (every event of the store has one)."""
+    sequence = event["sequence"]
+    if not isinstance(sequence, int):
+        raise TypeError(f"an event's sequence is a number, not {type(sequence).__name__}")
+    return sequence
+
+
+def _shown(event: JsonObject, start: StreamStart) -> JsonObject:
+    """An operation event with the values of its edits the reader may not read as `***`."""
+    edits = event.get("edits")
+    if not edits or not isinstance(edits, list):
         return event
-    return {**event, "edits": start.scope.mask_edits(start.schema, event["edits"])}
+    listed = [edit for edit in edits if isinstance(edit, dict)]
+    masked: list[JsonValue] = list(start.scope.mask_edits(start.schema, listed))
+    return {**event, "edits": masked}
 
 
 async def stream(

@@ -6,12 +6,11 @@ the Reader reads, by the parser of each request (query, graph, search ...).
 
 from __future__ import annotations
 
-from typing import Any
-
 from lorebase_core.errors import InvalidInput, Issue
+from lorebase_keeper.shapes.common import JsonObject
 
 
-def json_object(body: Any) -> dict[str, Any]:
+def json_object(body: object) -> JsonObject:
     """The body as an object: 422 for a JSON array, string or number."""
     if not isinstance(body, dict):
         raise InvalidInput(
@@ -20,13 +19,14 @@ def json_object(body: Any) -> dict[str, Any]:
     return body
 
 
-def branch_and_at(document: dict[str, Any]) -> tuple[str | None, str | None]:
+def branch_and_at(document: JsonObject) -> tuple[str | None, str | None]:
     """`branch` and `at` of a request body: strings or absent, 422 otherwise."""
+    branch, at = document.get("branch"), document.get("at")
     issues = [
         Issue(member, "expected a string", "type")
-        for member in ("branch", "at")
-        if document.get(member) is not None and not isinstance(document[member], str)
+        for member, value in (("branch", branch), ("at", at))
+        if value is not None and not isinstance(value, str)
     ]
     if issues:
         raise InvalidInput("branch and at must be strings", issues)
-    return document.get("branch"), document.get("at")
+    return (branch if isinstance(branch, str) else None), (at if isinstance(at, str) else None)

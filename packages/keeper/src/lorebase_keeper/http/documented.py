@@ -7,27 +7,31 @@ move. Every status a route does not list is a problem document (`default`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeAlias
 
 from pydantic import BaseModel
 
-from lorebase_keeper.shapes.common import Problem
+from lorebase_keeper.shapes.common import JsonObject, Problem
 
-PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+Responses: TypeAlias = dict[int | str, dict[str, object]]
+"""What a route's `responses=` declares: by status, FastAPI's members of a response (`model`,
+`description`, `headers`, `content`)."""
+
+PROBLEM_REF: JsonObject = {"$ref": "#/components/schemas/Problem"}
 
 DOCUMENTED_MODELS: list[type[BaseModel]] = [Problem]
 """Models the document holds besides FastAPI's own: the problem document and the request bodies
 routes read themselves (`openapi.openapi_document` adds them to components.schemas)."""
 
 
-def _problem(description: str) -> dict[str, Any]:
+def _problem(description: str) -> dict[str, object]:
     return {
         "description": description,
         "content": {"application/problem+json": {"schema": PROBLEM_REF}},
     }
 
 
-def request_body(model: type[BaseModel]) -> dict[str, Any]:
+def request_body(model: type[BaseModel]) -> dict[str, object]:
     """`openapi_extra` declaring the JSON body of a route that parses the raw body itself (the
     parsers of `lorebase_core` stay the validators: they list every issue with its path)."""
     if model not in DOCUMENTED_MODELS:
@@ -47,7 +51,7 @@ STAMPED_HEADERS = {
     },
 }
 
-READ_RESPONSES: dict[int | str, dict[str, Any]] = {
+READ_RESPONSES: Responses = {
     304: {
         "description": "Not modified: If-None-Match matched the ETag.",
         "headers": STAMPED_HEADERS,
@@ -68,7 +72,7 @@ UNSTAMPED_READ_RESPONSES = {status: doc for status, doc in READ_RESPONSES.items(
 """What a read of mutable state (no ETag, never 304) may answer besides its success."""
 
 
-WRITE_RESPONSES: dict[int | str, dict[str, Any]] = {
+WRITE_RESPONSES: Responses = {
     400: _problem("Malformed input: malformed-json, bad-request."),
     401: _problem("No API key, or one Keeper does not accept."),
     403: _problem(
@@ -94,23 +98,23 @@ def answer(
     description: str = "The answer.",
     *,
     stamped: bool = False,
-) -> dict[int | str, dict[str, Any]]:
+) -> Responses:
     """The typed success answer of a route (`stamped`: a revision-stamped read's headers).
 
     `model` is a model of `lorebase_keeper.shapes`, or a union of them.
     """
-    response: dict[str, Any] = {"model": model, "description": description}
+    response: dict[str, object] = {"model": model, "description": description}
     if stamped:
         response["headers"] = STAMPED_HEADERS
     return {status: response}
 
 
-def read_answer(model: type[BaseModel]) -> dict[int | str, dict[str, Any]]:
+def read_answer(model: type[BaseModel]) -> Responses:
     """The 200 of a revision-stamped read."""
     return answer(model, description="The answer, naming its Revision.", stamped=True)
 
 
-def markdown_answer(model: object) -> dict[int | str, dict[str, Any]]:
+def markdown_answer(model: object) -> Responses:
     """The 200 of a read that answers Markdown when asked (`format=markdown`); `model` is a
     model of `lorebase_keeper.shapes`, or a union of them."""
     return {

@@ -13,7 +13,7 @@ import re
 import time
 import traceback
 from collections.abc import Mapping
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lorebase_core.errors import (
     BranchNotFound,
@@ -47,6 +47,9 @@ from lorebase_platform.problems import (
     render_problem,
 )
 
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
+
 logger = logging.getLogger("lorebase.keeper")
 access_logger = logging.getLogger("lorebase.keeper.access")
 
@@ -56,7 +59,7 @@ class ProblemResponse(JSONResponse):
 
     media_type = PROBLEM_CONTENT_TYPE
 
-    def render(self, content: Any) -> bytes:
+    def render(self, content: Any) -> bytes:  # as JSONResponse declares it
         return render_problem(content)
 
 
@@ -144,12 +147,12 @@ class RequestLog:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        holder: dict[str, Any] = {}
+        holder: dict[str, object] = {}
         scope = {**scope, ROUTE_SEEN: holder}
         status = 0
         began = time.perf_counter()
 
-        async def watched(message: Any) -> None:
+        async def watched(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = int(message["status"])
@@ -271,7 +274,7 @@ def _model_of(annotation: object) -> type[BaseModel] | None:
     return None
 
 
-def body_members(request: Request, location: tuple[Any, ...]) -> list[str] | None:
+def body_members(request: Request, location: tuple[int | str, ...]) -> list[str] | None:
     """The members the route's body model takes at `location` (a validation error's `loc`
     without the member itself), as the caller writes them (aliases); None when unknown."""
     body_field = getattr(request.scope.get("route"), "body_field", None)
@@ -291,7 +294,7 @@ def body_members(request: Request, location: tuple[Any, ...]) -> list[str] | Non
     return sorted(field.alias or name for name, field in model.model_fields.items())
 
 
-def _validation_issue(request: Request, error: Any) -> Issue:
+def _validation_issue(request: Request, error: ErrorDetails) -> Issue:
     """One validation error as an issue; a member the body does not take names those it does."""
     location = tuple(error["loc"])
     path = ".".join(shortened(str(part)) for part in location[1:]) or str(location[0])
@@ -306,71 +309,74 @@ def _validation_issue(request: Request, error: Any) -> Issue:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(LorebaseError)
-    async def lorebase_error(request: Request, exc: LorebaseError) -> JSONResponse:
-        if exc.status >= 500 and exc.status != 501:
-            logger.error(
-                "internal error on %s %s: %s",
-                request.method,
-                route_of(request.scope),
-                described(exc),
-            )
-        elif 400 <= exc.status < 500 and exc.status != 401:
-            refused = await _unauthenticated(request)
-            if refused is not None:
-                return refused
-            exc = await run_in_threadpool(with_visible_names, request, exc)
-        retry = (
-            {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests) else None
-        )
-        return _response(problem_document(exc, instance=request.url.path), exc.status, retry)
+    """Every error as a problem document: ours, FastAPI's validation errors, Starlette's."""
+    app.exception_handler(LorebaseError)(_lorebase_error)
+    app.exception_handler(RequestValidationError)(_validation_error)
+    app.exception_handler(StarletteHTTPException)(_http_error)
 
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+
+async def _lorebase_error(request: Request, exc: LorebaseError) -> JSONResponse:
+    if exc.status >= 500 and exc.status != 501:
+        logger.error(
+            "internal error on %s %s: %s",
+            request.method,
+            route_of(request.scope),
+            described(exc),
+        )
+    elif 400 <= exc.status < 500 and exc.status != 401:
         refused = await _unauthenticated(request)
         if refused is not None:
             return refused
-        # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
-        issues = [_validation_issue(request, error) for error in exc.errors()]
-        malformed = any(error["type"] == "json_invalid" for error in exc.errors())
-        status, code, title = (
-            (MalformedJson.status, MalformedJson.code, MalformedJson.title)
-            if malformed
-            else (InvalidInput.status, InvalidInput.code, InvalidInput.title)
-        )
-        document = problem(
-            status,
-            code,
-            title,
-            f"{len(issues)} problem(s) in the request",
-            issues=issues,
-            instance=request.url.path,
-        )
-        return _response(document, status)
+        exc = await run_in_threadpool(with_visible_names, request, exc)
+    retry = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests) else None
+    return _response(problem_document(exc, instance=request.url.path), exc.status, retry)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        if isinstance(exc.__cause__, RecursionError):
-            # FastAPI answers a body its JSON decoding cannot nest that deep as a bare 400
-            document = problem(
-                MalformedJson.status,
-                MalformedJson.code,
-                MalformedJson.title,
-                "The JSON body is nested too deeply to decode: keep bodies to a few dozen levels",
-                issues=[Issue("", "the JSON body is nested too deeply", "too-deep")],
-                instance=request.url.path,
-            )
-            return _response(document, MalformedJson.status)
-        # the framework's own 404 and 405 carry the codes of our classes; others keep a generic one
-        code = {404: NotFound.code, 405: MethodNotAllowed.code}.get(exc.status_code, "http-error")
+
+async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    refused = await _unauthenticated(request)
+    if refused is not None:
+        return refused
+    # the same code and paths as our own validation: `limit`, `name`, not `query.limit`
+    issues = [_validation_issue(request, error) for error in exc.errors()]
+    malformed = any(error["type"] == "json_invalid" for error in exc.errors())
+    status, code, title = (
+        (MalformedJson.status, MalformedJson.code, MalformedJson.title)
+        if malformed
+        else (InvalidInput.status, InvalidInput.code, InvalidInput.title)
+    )
+    document = problem(
+        status,
+        code,
+        title,
+        f"{len(issues)} problem(s) in the request",
+        issues=issues,
+        instance=request.url.path,
+    )
+    return _response(document, status)
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if isinstance(exc.__cause__, RecursionError):
+        # FastAPI answers a body its JSON decoding cannot nest that deep as a bare 400
         document = problem(
-            exc.status_code,
-            code,
-            str(exc.detail),
-            f"{request.method} {request.url.path}: {exc.detail}",
+            MalformedJson.status,
+            MalformedJson.code,
+            MalformedJson.title,
+            "The JSON body is nested too deeply to decode: keep bodies to a few dozen levels",
+            issues=[Issue("", "the JSON body is nested too deeply", "too-deep")],
             instance=request.url.path,
         )
-        headers = dict(exc.headers or {})
-        if exc.status_code == 405:
-            headers["Allow"] = _allowed_methods(request)
-        return _response(document, exc.status_code, headers)
+        return _response(document, MalformedJson.status)
+    # the framework's own 404 and 405 carry the codes of our classes; others keep a generic one
+    code = {404: NotFound.code, 405: MethodNotAllowed.code}.get(exc.status_code, "http-error")
+    document = problem(
+        exc.status_code,
+        code,
+        str(exc.detail),
+        f"{request.method} {request.url.path}: {exc.detail}",
+        instance=request.url.path,
+    )
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        headers["Allow"] = _allowed_methods(request)
+    return _response(document, exc.status_code, headers)

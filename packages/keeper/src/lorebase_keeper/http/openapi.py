@@ -14,17 +14,17 @@ as an `openIdConnect` scheme (its bearer tokens; `api_key+oidc` also the key sch
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic.json_schema import models_json_schema
 
+from lorebase_core.values import JsonValue
 from lorebase_keeper.http.documented import DOCUMENTED_MODELS, PROBLEM_REF
 from lorebase_keeper.http.session_cookie import cookie_name
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_platform.settings import Settings
 
-SECURITY_SCHEMES: dict[str, Any] = {
+SECURITY_SCHEMES: dict[str, JsonObject] = {
     "bearer": {
         "type": "http",
         "scheme": "bearer",
@@ -41,10 +41,10 @@ OPEN_PATHS = ("/healthz", "/readyz", "/api/v1/auth/oidc")
 """Answered without credentials: the liveness and readiness probes, how to sign in."""
 
 
-def security_schemes(settings: Settings) -> dict[str, Any]:
+def security_schemes(settings: Settings) -> dict[str, JsonObject]:
     """The security schemes of the auth mode (none for mode `none`)."""
     auth = settings.keeper.auth
-    found: dict[str, Any] = {}
+    found: dict[str, JsonObject] = {}
     if auth.mode in ("api_key", "api_key+oidc"):
         found.update(SECURITY_SCHEMES)
     if auth.mode in ("oidc", "api_key+oidc") and auth.oidc.issuer:
@@ -66,33 +66,33 @@ def security_schemes(settings: Settings) -> dict[str, Any]:
     return found
 
 
-def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
+def openapi_document(app: FastAPI, settings: Settings) -> JsonObject:
     """FastAPI's document of `app` with the security requirements of the auth mode."""
-    document = get_openapi(
+    document: JsonObject = get_openapi(
         title=app.title,
         version=app.version,
         description=app.description,
         routes=app.routes,
     )
     _add_documented_models(document)
-    for operations in document["paths"].values():
-        for operation in operations.values():
-            _typed_responses(operation)
+    for operations in _object(document["paths"]).values():
+        for operation in _object(operations).values():
+            _typed_responses(_object(operation))
     schemes = security_schemes(settings)
     if not schemes:
         return document
-    document.setdefault("components", {})["securitySchemes"] = schemes
+    _object(document.setdefault("components", {}))["securitySchemes"] = dict(schemes)
     document["security"] = [{name: []} for name in schemes]
     for path in OPEN_PATHS:
-        for operation in document["paths"].get(path, {}).values():
-            operation["security"] = []
+        for operation in _object(_object(document["paths"]).get(path, {})).values():
+            _object(operation)["security"] = []
     return document
 
 
 def install_openapi(app: FastAPI, settings: Settings) -> None:
     """Serve `openapi_document` at /openapi.json (built once, on the first request)."""
 
-    def cached() -> dict[str, Any]:
+    def cached() -> JsonObject:
         if app.openapi_schema is None:
             app.openapi_schema = openapi_document(app, settings)
         return app.openapi_schema
@@ -100,30 +100,40 @@ def install_openapi(app: FastAPI, settings: Settings) -> None:
     app.openapi = cached  # type: ignore[method-assign]
 
 
-def _add_documented_models(document: dict[str, Any]) -> None:
+def _object(member: JsonValue) -> JsonObject:
+    """A member of the document that is an object (in FastAPI's document, these always are)."""
+    if not isinstance(member, dict):
+        raise TypeError(f"expected an object in the OpenAPI document, not {type(member)}")
+    return member
+
+
+def _add_documented_models(document: JsonObject) -> None:
     """The problem document and the request bodies routes parse themselves, as components."""
     _, found = models_json_schema(
         [(model, "validation") for model in DOCUMENTED_MODELS],
         ref_template="#/components/schemas/{model}",
     )
-    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    components = _object(document.setdefault("components", {}))
+    schemas = _object(components.setdefault("schemas", {}))
     for name, schema in found.get("$defs", {}).items():
-        if _members(schemas.setdefault(name, schema)) != _members(schema):
+        if _members(_object(schemas.setdefault(name, schema))) != _members(schema):
             # two models of one name: a $ref would name the other one
             raise ValueError(f"two shapes are called {name!r}: rename one")
-    document["components"]["schemas"] = dict(sorted(schemas.items()))
+    components["schemas"] = dict(sorted(schemas.items()))
 
 
-def _members(schema: dict[str, Any]) -> tuple[object, ...]:
+def _members(schema: JsonObject) -> tuple[object, ...]:
     """What tells two models apart (FastAPI's output schemas leave defaults out)."""
-    return (schema.get("description"), sorted(schema.get("properties", {})), schema.get("enum"))
+    properties = schema.get("properties", {})
+    names = sorted(properties) if isinstance(properties, dict) else []
+    return (schema.get("description"), names, schema.get("enum"))
 
 
-def _typed_responses(operation: dict[str, Any]) -> None:
+def _typed_responses(operation: JsonObject) -> None:
     """Problem documents only as application/problem+json, and any other status one too."""
-    responses: dict[str, Any] = operation["responses"]
+    responses = _object(operation["responses"])
     for status, response in list(responses.items()):
-        content = response.get("content", {})
+        content = _object(_object(response).get("content", {}))
         if status[0] in "45" and content.get("application/json") == {"schema": {}}:
             del content["application/json"]
     responses.setdefault(

@@ -8,7 +8,6 @@ escaped inside it, and `SegmentRoute` decodes the path parameters once a route m
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any
 from urllib.parse import unquote
 
 from fastapi import Request, Response
@@ -38,7 +37,7 @@ class PathSegments:
 class SegmentRoute(APIRoute):
     """An APIRoute whose path parameters are decoded after `PathSegments` kept them escaped."""
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[object, object, Response]]:
         handler = super().get_route_handler()
 
         async def decoded(request: Request) -> Response:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -71,13 +70,13 @@ def _problem(text: str, *, raw_bytes: bool) -> tuple[str, str] | None:
     )
 
 
-def _strings(document: Any) -> Iterator[tuple[str, str, bool]]:
+def _strings(document: object) -> Iterator[tuple[str, str, bool]]:
     """(path, text, is_member_name) of every string in a parsed JSON document.
 
     A loop over a stack, not recursion: a document as deep as the JSON parser allows must not
     overflow this walk either. The order does not matter: `InvalidInput` sorts its issues.
     """
-    pending: list[tuple[str, Any]] = [("", document)]
+    pending: list[tuple[str, object]] = [("", document)]
     while pending:
         path, value = pending.pop()
         if isinstance(value, str):

@@ -17,7 +17,6 @@ scripted explorations, so one build works against any Keeper (docs/web.md).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.responses import FileResponse, JSONResponse
@@ -41,7 +40,7 @@ RESERVED = (
 CONFIG_PATH = "/web-config.json"
 
 
-def web_config(settings: Settings) -> dict[str, Any]:
+def web_config(settings: Settings) -> dict[str, object]:
     """The web app's runtime configuration under `settings` (module docstring)."""
     auth = settings.keeper.auth
     web = settings.keeper.web

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import Any
 
 from fastapi import Request, Response
 
 from lorebase_core.context import (
     ContextLimits,
     ContextRequest,
+    ImportedRecords,
     LineageEntry,
     Pack,
     PackLink,
@@ -27,6 +27,7 @@ from lorebase_core.context import (
     SchemaDetail,
     SchemaKind,
     SchemaRelation,
+    Trimmed,
     render_json_section,
     section_json,
     summarise_imports,
@@ -39,6 +40,8 @@ from lorebase_core.schema import Schema
 from lorebase_core.search_request import SearchRequest
 from lorebase_keeper.reads.context_markdown import markdown_document, render_markdown_section
 from lorebase_keeper.reads.reading import Read
+from lorebase_keeper.shapes.common import ValuesJson
+from lorebase_keeper.shapes.reads.context import BudgetJson, ContextAnswerJson, PackSections
 from lorebase_platform.settings import Settings
 from lorebase_store import NeighborhoodResult, SeedVersion
 
@@ -60,7 +63,7 @@ def context_limits(settings: Settings) -> ContextLimits:
     )
 
 
-def context_answer(request: Request, read: Read, parsed: ContextRequest, body: Any) -> Response:
+def context_answer(request: Request, read: Read, parsed: ContextRequest, body: object) -> Response:
     """The pack as a revision-stamped answer (304 and the answer cache through `stamped`)."""
     return read.answer(
         request,
@@ -132,7 +135,7 @@ def _walk(read: Read, parsed: ContextRequest, seeds: tuple[RecordRef, ...]) -> N
     return result
 
 
-def _held(values: Iterable[dict[str, Any] | None]) -> set[str]:
+def _held(values: Iterable[ValuesJson | None]) -> set[str]:
     return {name for found in values for name in found or ()}
 
 
@@ -259,7 +262,7 @@ def _shown_changes(read: Read, changes: Iterable[RecentChange]) -> tuple[RecentC
     )
 
 
-def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] | str:
+def build_pack(read: Read, parsed: ContextRequest, etag: str) -> ContextAnswerJson | str:
     """The pack in the requested format: a JSON-ready document or the Markdown text."""
     settings = read.keeper.settings.agents.context
     pack, capped, versions = _graph_pack(read, parsed)
@@ -269,17 +272,7 @@ def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] 
         schema = _schema_section(read.reader.schema, pack, parsed.schema_detail)
     if "recent_changes" in parsed.sections:
         if read.scope.history:
-            records: dict[str, set[str]] = {}
-            for record in (*pack.seeds, *pack.neighbors):
-                records.setdefault(record.kind, set()).add(record.ref.partition("/")[2])
-            recent = summarise_imports(
-                _shown_changes(
-                    read,
-                    read.reader.recent_changes(
-                        records, limit=settings.recent_changes, since=parsed.since
-                    ),
-                )
-            )
+            recent = _recent_changes(read, pack, parsed.since)
         else:
             omitted["recent_changes"] = "history-forbidden"
     if "lineage" in parsed.sections:
@@ -301,7 +294,6 @@ def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] 
     )
     capped = capped or parsed.capped
     over_budget = trimmed.used_tokens > parsed.budget_tokens
-    included = trimmed.pack.included()
     if markdown:
         return markdown_document(
             domain=read.domain,
@@ -312,19 +304,38 @@ def build_pack(read: Read, parsed: ContextRequest, etag: str) -> dict[str, Any] 
             trimmed=trimmed.trimmed,
             over_budget=over_budget,
             capped=capped,
-            sections=[render_markdown_section(trimmed.pack, name) for name in included],
+            sections=[
+                render_markdown_section(trimmed.pack, name) for name in trimmed.pack.included()
+            ],
         )
-    answer: dict[str, Any] = {**read.stamp(), "etag": etag}
-    for name in included:
-        answer[name] = section_json(trimmed.pack, name)
-    answer["budget"] = {
+    budget: BudgetJson = {
         "limit_tokens": parsed.budget_tokens,
         "used_tokens": trimmed.used_tokens,
         "chars_per_token": settings.chars_per_token,
-        "sections": {name: trimmed.sections[name] for name in included},
+        "sections": {name: trimmed.sections[name] for name in trimmed.pack.included()},
         "trimmed": [{"step": step, "count": count} for step, count in trimmed.trimmed],
         "omitted": dict(sorted(omitted.items())),
         "over_budget": over_budget,
         "capped": capped,
     }
-    return answer
+    return {**read.stamp(), "etag": etag, **_sections_json(trimmed), "budget": budget}
+
+
+def _recent_changes(
+    read: Read, pack: Pack, since: str | None
+) -> tuple[RecentChange | ImportedRecords, ...]:
+    """The recent changes of the pack's Records, an import's creations summed up as one."""
+    records: dict[str, set[str]] = {}
+    for record in (*pack.seeds, *pack.neighbors):
+        records.setdefault(record.kind, set()).add(record.ref.partition("/")[2])
+    limit = read.keeper.settings.agents.context.recent_changes
+    changes = read.reader.recent_changes(records, limit=limit, since=since)
+    return summarise_imports(_shown_changes(read, changes))
+
+
+def _sections_json(trimmed: Trimmed) -> PackSections:
+    """The sections the budget kept, in their order."""
+    sections: PackSections = {}
+    for name in trimmed.pack.included():
+        sections[name] = section_json(trimmed.pack, name)
+    return sections

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from lorebase_core.errors import quoted
 from lorebase_core.query import (
@@ -30,6 +29,7 @@ from lorebase_core.query import (
 )
 from lorebase_core.resolve import similarity
 from lorebase_keeper.reads.reading import Read
+from lorebase_keeper.shapes.reads.queries import EmptyAnswerJson, FilterCheckJson
 
 CLOSEST = 2
 """Closest stored terms named per text filter."""
@@ -48,7 +48,7 @@ class _Checks:
     query: Query
     left: int
     skipped: int = 0
-    filters: list[dict[str, Any]] = field(default_factory=list)
+    filters: list[FilterCheckJson] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
     def spend(self) -> bool:
@@ -76,7 +76,7 @@ class _Checks:
         return groups[0].count if groups else 0
 
 
-def explain_empty(read: Read, query: Query) -> tuple[list[str], dict[str, Any]]:
+def explain_empty(read: Read, query: Query) -> tuple[list[str], EmptyAnswerJson]:
     """The notes and the `empty` member of an answer without Records."""
     checks = _Checks(read, query, read.keeper.settings.read.query.explain_empty_max_checks)
     label = _label(query)
@@ -106,7 +106,7 @@ def explain_empty(read: Read, query: Query) -> tuple[list[str], dict[str, Any]]:
     return checks.notes, _member(checks, combination=combination)
 
 
-def _member(checks: _Checks, *, combination: bool) -> dict[str, Any]:
+def _member(checks: _Checks, *, combination: bool) -> EmptyAnswerJson:
     return {"filters": checks.filters, "combination": combination, "skipped": checks.skipped}
 
 

@@ -22,9 +22,12 @@ from lorebase_keeper.reads.answers import plain
 from lorebase_keeper.reads.reading import Keeper, keeper_of, page_limit
 from lorebase_keeper.shapes.trace import (
     NoteRecorded,
+    NoteRecordedJson,
     NoteRequest,
     TraceSessionAnswer,
+    TraceSessionAnswerJson,
     TraceSessionsPage,
+    TraceSessionsPageJson,
 )
 from lorebase_keeper.trace.decision import SESSION_ID
 from lorebase_keeper.trace.middleware import client_digest
@@ -93,7 +96,8 @@ def add_note(request: Request, session_id: str, body: NoteRequest) -> Response:
             note_step=body.step,
         )
     )
-    return plain({"recorded": recorded}, status=202)
+    noted: NoteRecordedJson = {"recorded": recorded}
+    return plain(noted, status=202)
 
 
 @router.get(
@@ -126,12 +130,11 @@ def trace_sessions(
         limit=size,
         cursor=cursor,
     )
-    return plain(
-        {
-            "sessions": [summary.to_json() for summary in page.sessions],
-            "next_cursor": page.next_cursor,
-        }
-    )
+    listed: TraceSessionsPageJson = {
+        "sessions": [summary.to_json() for summary in page.sessions],
+        "next_cursor": page.next_cursor,
+    }
+    return plain(listed)
 
 
 @router.get(
@@ -155,17 +158,16 @@ def trace_session(request: Request, session_id: str, actor: ACTOR = None) -> Res
         summary.to_json() for summary in found.domains if sight.shows_domain(summary.domain)
     ]
     # time stamps do not sort as text within a second (`...:00Z` > `...:00.5Z`)
-    times = sorted((step["at"] for step in steps), key=datetime.fromisoformat)
+    times = sorted((str(step["at"]) for step in steps), key=datetime.fromisoformat)
     everything = len(steps) == len(found.steps)
-    return plain(
-        {
-            "session_id": found.session_id,
-            "principal": found.principal,
-            "inferred": found.inferred,
-            # what the caller cannot see does not widen the times it is shown
-            "first_at": found.first_at if everything else times[0],
-            "last_at": found.last_at if everything else times[-1],
-            "steps": steps,
-            "domains": summaries,
-        }
-    )
+    timeline: TraceSessionAnswerJson = {
+        "session_id": found.session_id,
+        "principal": found.principal,
+        "inferred": found.inferred,
+        # what the caller cannot see does not widen the times it is shown
+        "first_at": found.first_at if everything else times[0],
+        "last_at": found.last_at if everything else times[-1],
+        "steps": steps,
+        "domains": summaries,
+    }
+    return plain(timeline)

@@ -1,8 +1,13 @@
 """The JSON shapes of Keeper's answers and requests, one module per family.
 
-The `*_json` helpers build the answers; the pydantic models of each module describe them (and
-the request bodies) in the OpenAPI document. Routes declare them in their decorators, so the
-answers keep their deterministic bytes.
+Each answer has two shapes side by side: the pydantic model `X` describes it (and the request
+bodies) in the OpenAPI document, routes declaring it in their decorators; the TypedDict `XJson`
+is what routes and the `*_json` helpers build, so mypy checks an answer where it is made. A
+TypedDict is a plain dict at runtime: the answers keep their deterministic bytes and ETags.
+`tests/test_shapes.py` keeps each `XJson` to the members of its `X`; a TypedDict without the
+suffix is a part of answers (`RecordDetails`, the members a flag adds), not a model's mirror.
+Members the store or core build (`to_json`) are `JsonObject`s; the request of POST /query is
+described in `lorebase_core.query` (`QueryRequest`), whose members its parser reads.
 """
 
 from lorebase_keeper.shapes.reads.records import lineage_json, link_json, record_json, title_of

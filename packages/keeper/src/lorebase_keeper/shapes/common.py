@@ -1,18 +1,29 @@
 """Members many answers share: the stamp of a read, origins, provenance, hints, problems.
 
 Every model here and in the other `shapes` modules describes a JSON shape for the OpenAPI
-document; the answers themselves are built by the `*_json` helpers and rendered as they always
-were (`answers.render_json`), so the bytes and ETags do not depend on these models.
+document; the answers themselves are built as the `*Json` TypedDicts beside the models (plain
+dicts) and rendered as they always were (`answers.render_json`), so the bytes and ETags do not
+depend on the models.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypeAlias, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Values = dict[str, Any]
-"""Attribute name to canonical value (integers and decimals as strings, ISO 8601 times)."""
+from lorebase_core.values import JsonValue
+
+Values: TypeAlias = dict[str, object]
+"""Attribute name to canonical value (integers and decimals as strings, ISO 8601 times), as the
+models describe it (in the document, `object` is any JSON value)."""
+
+JsonObject: TypeAlias = dict[str, JsonValue]
+"""A JSON object whose members no shape here names: one the store or core built (`to_json`),
+a request body, a member of the OpenAPI document."""
+
+ValuesJson: TypeAlias = dict[str, JsonValue]
+"""`Values` as the `*Json` shapes hold it."""
 
 
 class Shape(BaseModel):
@@ -29,8 +40,8 @@ class ValueRulesShape(Shape):
     type: str
     description: str | None = None
     pattern: str | None = None
-    min: Any = None
-    max: Any = None
+    min: object = None
+    max: object = None
     min_length: int | None = None
     max_length: int | None = None
     values: list[str] | None = Field(default=None, description="The names of an enum.")
@@ -45,8 +56,19 @@ class Stamped(Shape):
     revision: str | None = Field(description="The Revision the answer was read at.")
 
 
+class StampedJson(TypedDict):
+    domain: str
+    branch: str
+    revision: str | None
+
+
 class Origin(Shape):
     type: str = Field(description="import, operation, merge, extraction or source_sync.")
+    ref: str | None
+
+
+class OriginJson(TypedDict):
+    type: str
     ref: str | None
 
 
@@ -73,6 +95,14 @@ class Hint(Shape):
     method: str
     href: str
     permission: str | None = None
+
+
+class HintJson(TypedDict):
+    action: str
+    detail: str
+    method: str
+    href: str
+    permission: NotRequired[str]
 
 
 class Issue(Shape):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from lorebase_keeper.shapes.common import Shape
+from lorebase_keeper.shapes.common import JsonObject, Shape
 
 
 class NoteRequest(BaseModel):
@@ -29,6 +29,10 @@ class NoteRecorded(Shape):
     recorded: bool = Field(description="false: tracing is off, or the queue refused the note.")
 
 
+class NoteRecordedJson(TypedDict):
+    recorded: bool
+
+
 class TraceStepShape(Shape):
     """One step of a timeline: a call Keeper answered, or a note."""
 
@@ -43,10 +47,12 @@ class TraceStepShape(Shape):
     status: int | None
     latency_ms: float | None
     cache: str | None = Field(description="hit, miss, bypass or not_modified.")
-    query: dict[str, Any] | None = Field(description="Reads: body and params, as captured.")
-    result: dict[str, Any] | None = Field(description="Reads: counts, mode, corrections ...")
-    refs: list[dict[str, Any]] | None = Field(description="Records and Links the answer touched.")
-    explain: list[dict[str, Any]] | None = Field(description="Query plan summaries (debug).")
+    query: dict[str, object] | None = Field(description="Reads: body and params, as captured.")
+    result: dict[str, object] | None = Field(description="Reads: counts, mode, corrections ...")
+    refs: list[dict[str, object]] | None = Field(
+        description="Records and Links the answer touched."
+    )
+    explain: list[dict[str, object]] | None = Field(description="Query plan summaries (debug).")
     proposal_id: str | None = Field(description="Writes: the Proposal the answer names.")
     note: str | None = Field(description="Notes: the text.")
     note_step: int | None = Field(description="Notes: the step the note is about.")
@@ -79,6 +85,11 @@ class TraceSessionsPage(Shape):
     next_cursor: str | None
 
 
+class TraceSessionsPageJson(TypedDict):
+    sessions: list[JsonObject]
+    next_cursor: str | None
+
+
 class TraceSessionAnswer(Shape):
     """A session's timeline, as far as the caller may see it."""
 
@@ -89,3 +100,13 @@ class TraceSessionAnswer(Shape):
     last_at: str
     steps: list[TraceStepShape]
     domains: list[TraceSessionSummaryShape]
+
+
+class TraceSessionAnswerJson(TypedDict):
+    session_id: str
+    principal: str
+    inferred: bool
+    first_at: str
+    last_at: str
+    steps: list[dict[str, object]]  # `TraceStepShape`s: the store's steps as the reader sees them
+    domains: list[JsonObject]

@@ -16,9 +16,9 @@ read, so a reference held in a value is not a ref.
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 from lorebase_core.schema import KIND_NAME
+from lorebase_keeper.shapes.common import JsonObject
 
 COUNTED_SKIPPED = frozenset({"values", "before", "after", "corrected", "corrections"})
 """Lists never counted: values, and corrections (kept apart, and dropped with the search text)."""
@@ -28,14 +28,14 @@ CUT = ("truncated", "capped")
 MAX_DEPTH = 32
 
 
-def result_of(answer: Any, *, keep_corrections: bool) -> dict[str, Any]:
+def result_of(answer: object, *, keep_corrections: bool) -> JsonObject:
     """Counts and shape flags of a JSON answer (see the module docstring); `{}` for anything
     that is not a JSON object or list (a Markdown answer)."""
     if isinstance(answer, list):
         return {"counts": {"items": len(answer)}}
     if not isinstance(answer, dict):
         return {}
-    counts: dict[str, int] = {}
+    counts: JsonObject = {}
     for name, member in answer.items():
         if name in COUNTED_SKIPPED:
             continue
@@ -47,7 +47,7 @@ def result_of(answer: Any, *, keep_corrections: bool) -> dict[str, Any]:
             and all(isinstance(item, list) for item in member.values())
         ):  # Links grouped by Relation (a Record's `links` are counts per Relation: not a list)
             counts[name] = sum(len(item) for item in member.values())
-    result: dict[str, Any] = {"counts": counts}
+    result: JsonObject = {"counts": counts}
     mode = answer.get("mode")
     if isinstance(mode, str):
         result["mode"] = mode
@@ -75,7 +75,7 @@ def result_of(answer: Any, *, keep_corrections: bool) -> dict[str, Any]:
     return result
 
 
-def refs_of(answer: Any, *, max_refs: int) -> list[dict[str, Any]]:
+def refs_of(answer: object, *, max_refs: int) -> list[dict[str, str]]:
     """The Records and Links `answer` touched, deduplicated, in answer order, at most
     `max_refs` (see the module docstring)."""
     found = _Refs(max_refs)
@@ -101,7 +101,7 @@ class _Full(Exception):
 class _Refs:
     def __init__(self, max_refs: int) -> None:
         self.max_refs = max_refs
-        self.refs: list[dict[str, Any]] = []
+        self.refs: list[dict[str, str]] = []
         self.seen: set[tuple[str, ...]] = set()
 
     def add_record(self, kind: str, key: str) -> None:
@@ -113,7 +113,7 @@ class _Refs:
             {"relation": relation, "from": from_ref, "to": to_ref},
         )
 
-    def _add(self, identity: tuple[str, ...], ref: dict[str, Any]) -> None:
+    def _add(self, identity: tuple[str, ...], ref: dict[str, str]) -> None:
         if identity in self.seen:
             return
         self.seen.add(identity)
@@ -121,11 +121,11 @@ class _Refs:
         if len(self.refs) >= self.max_refs:
             raise _Full
 
-    def walk(self, node: Any, *, relation: str | None, owner: str | None, depth: int) -> None:
+    def walk(self, node: object, *, relation: str | None, owner: str | None, depth: int) -> None:
         with contextlib.suppress(_Full):
             self._walk(node, relation=relation, owner=owner, depth=depth)
 
-    def _walk(self, node: Any, *, relation: str | None, owner: str | None, depth: int) -> None:
+    def _walk(self, node: object, *, relation: str | None, owner: str | None, depth: int) -> None:
         if depth > MAX_DEPTH:
             return
         if isinstance(node, list):
@@ -152,7 +152,9 @@ class _Refs:
                 continue
             self._walk(member, relation=None, owner=owner, depth=depth + 1)
 
-    def _named(self, node: dict[str, Any], relation: str | None, owner: str | None) -> str | None:
+    def _named(
+        self, node: dict[str, object], relation: str | None, owner: str | None
+    ) -> str | None:
         """Add what `node` itself names; the reference it gives the members below it."""
         kind, key = node.get("kind"), node.get("key")
         ref = node.get("ref")
@@ -162,7 +164,8 @@ class _Refs:
             self.add_record(kind, key)
         elif named is not None:  # a diff's Link ref (`relation:from_key->to_key`) is not one
             self.add_record(*named)
-        link_relation = node.get("relation") if isinstance(node.get("relation"), str) else relation
+        named_relation = node.get("relation")
+        link_relation = named_relation if isinstance(named_relation, str) else relation
         if (
             link_relation is not None
             and record_ref(from_ref) is not None

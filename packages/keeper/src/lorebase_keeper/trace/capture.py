@@ -27,8 +27,9 @@ import json
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from lorebase_core.values import JsonValue
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_keeper.trace.sensitivity import SensitiveNames
 from lorebase_platform.settings import TraceSettings
 
@@ -71,11 +72,11 @@ _FILTER_PARAMETER = re.compile(
 
 def capture_query(
     *,
-    body: Any,
+    body: object,
     params: Sequence[tuple[str, str]],
     names: SensitiveNames | None,
     settings: TraceSettings,
-) -> dict[str, Any]:
+) -> JsonObject:
     """`{"body": ..., "params": {...}}` of a traced read (see the module docstring).
 
     Args:
@@ -85,7 +86,7 @@ def capture_query(
         settings: keeper.trace.
     """
     capture = _Capture(names, settings)
-    captured: dict[str, Any] = {
+    captured: JsonObject = {
         "body": capture.value(body),
         "params": capture.params(params),
     }
@@ -113,24 +114,24 @@ class _Capture:
         self.settings = settings
 
     # -- structure ------------------------------------------------------------------------------
-    def value(self, value: Any, depth: int = 0) -> Any:
+    def value(self, value: object, depth: int = 0) -> JsonValue:
         if isinstance(value, Mapping | list | tuple) and depth >= MAX_DEPTH:
             return {"redacted": json_type(value)}
         if isinstance(value, Mapping):
-            return self.object(value, depth)
+            return self.mapping(value, depth)
         if isinstance(value, list | tuple):
             return [self.value(item, depth + 1) for item in value]
         if isinstance(value, str):
             return self.cut(value)
         if _is_scalar(value):
-            return value
+            return _scalar(value)
         return {"redacted": json_type(value)}
 
-    def object(self, document: Mapping[str, Any], depth: int) -> dict[str, Any]:
+    def mapping(self, document: Mapping[object, object], depth: int) -> JsonObject:
         field = _field_of(document)
         compared = any(member in document for member in FIELD_MEMBERS)
         counted = not compared and "op" in document  # `{"rel": ..., "count": {"op", "value"}}`
-        kept: dict[str, Any] = {}
+        kept: JsonObject = {}
         for raw_name, member in document.items():
             name = str(raw_name)
             if name in CURSORS:
@@ -141,7 +142,9 @@ class _Capture:
             elif compared and (name in COMPARED or name in SEARCH_TEXT):
                 kept[shown] = self.compared(field, member)
             elif name == "value" and counted:  # a number of Links, not a value
-                kept[shown] = member if _is_number(member) else {"redacted": json_type(member)}
+                kept[shown] = (
+                    _scalar(member) if _is_number(member) else {"redacted": json_type(member)}
+                )
             elif name in SEARCH_TEXT and isinstance(member, str):
                 kept[shown] = self.search_text(member)
             else:
@@ -151,12 +154,12 @@ class _Capture:
     def cut(self, text: str) -> str:
         return text[: self.settings.max_text_chars]
 
-    def vector(self, vector: Any) -> dict[str, Any]:
+    def vector(self, vector: object) -> JsonObject:
         if isinstance(vector, list | tuple):
             return {"dimension": len(vector)}
         return {"redacted": json_type(vector)}
 
-    def search_text(self, text: str) -> Any:
+    def search_text(self, text: str) -> JsonValue:
         return self.cut(text) if self.settings.capture_search_text else {"length": len(text)}
 
     # -- compared values ------------------------------------------------------------------------
@@ -169,28 +172,28 @@ class _Capture:
             field
         )
 
-    def compared(self, field: str | None, value: Any) -> Any:
+    def compared(self, field: str | None, value: object) -> JsonValue:
         if not self.keeps(field):
             return {"redacted": json_type(value)}
         if isinstance(value, str):
             return self.cut(value)
         if _is_scalar(value):
-            return value
+            return _scalar(value)
         if isinstance(value, list | tuple) and all(_is_scalar(item) for item in value):
             return [
-                self.cut(item) if isinstance(item, str) else item
+                self.cut(item) if isinstance(item, str) else _scalar(item)
                 for item in value[: self.settings.max_filter_value_items]
             ]
         return {"redacted": json_type(value)}
 
     # -- query parameters -----------------------------------------------------------------------
-    def params(self, params: Sequence[tuple[str, str]]) -> dict[str, Any]:
-        kept: dict[str, Any] = {}
+    def params(self, params: Sequence[tuple[str, str]]) -> JsonObject:
+        kept: JsonObject = {}
         for name, value in params:
             if name in CURSORS:
                 continue
             if name in SEARCH_TEXT:
-                shown: Any = self.search_text(value)
+                shown: JsonValue = self.search_text(value)
             elif name in STRUCTURAL_PARAMETERS:
                 shown = self.cut(value)
             else:
@@ -205,7 +208,7 @@ class _Capture:
         return kept
 
 
-def _field_of(document: Mapping[str, Any]) -> str | None:
+def _field_of(document: Mapping[object, object]) -> str | None:
     for member in FIELD_MEMBERS:
         name = document.get(member)
         if isinstance(name, str):
@@ -221,16 +224,21 @@ def _is_scalar(value: object) -> bool:
     return value is None or isinstance(value, str | bool | int)
 
 
+def _scalar(value: object) -> JsonValue:
+    """A value `_is_scalar` accepted, as the JSON scalar it is."""
+    return value if value is None or isinstance(value, str | bool | int | float) else None
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and _is_scalar(value)
 
 
 # -- the bound ----------------------------------------------------------------------------------
-def _size(value: Any) -> int:
+def _size(value: JsonValue) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
-def _bounded(captured: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+def _bounded(captured: JsonObject, max_bytes: int) -> JsonObject:
     """`captured` cut to `max_bytes` of compact JSON: the largest container loses the second
     half of its items (at least one) until it fits or nothing is left to cut."""
     if _size(captured) <= max_bytes:
@@ -248,12 +256,12 @@ def _bounded(captured: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     return captured
 
 
-def _largest_container(captured: dict[str, Any]) -> list[Any] | dict[str, Any] | None:
+def _largest_container(captured: JsonObject) -> list[JsonValue] | JsonObject | None:
     """The non-empty list under `body` or `params` whose JSON is the largest; an object only
     when no list is left (cutting lists keeps the shape of the request)."""
-    lists: list[list[Any]] = []
-    objects: list[dict[str, Any]] = []
-    pending: list[Any] = [captured["body"], captured["params"]]
+    lists: list[list[JsonValue]] = []
+    objects: list[JsonObject] = []
+    pending: list[JsonValue] = [captured["body"], captured["params"]]
     while pending:
         node = pending.pop()
         if isinstance(node, list) and node:
@@ -262,5 +270,5 @@ def _largest_container(captured: dict[str, Any]) -> list[Any] | dict[str, Any] |
         elif isinstance(node, dict) and node:
             objects.append(node)
             pending.extend(node.values())
-    candidates: Sequence[list[Any] | dict[str, Any]] = lists or objects
+    candidates: Sequence[list[JsonValue] | JsonObject] = lists or objects
     return max(candidates, key=_size, default=None)

@@ -17,7 +17,6 @@ import logging
 import time
 from contextlib import ExitStack
 from datetime import UTC, datetime
-from typing import Any
 from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -27,6 +26,7 @@ from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.http.errors import ROUTE_SEEN, described
 from lorebase_keeper.http.headers import header
 from lorebase_keeper.http.session_cookie import cookie_names
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_keeper.trace.answers import refs_of, result_of
 from lorebase_keeper.trace.capture import capture_query
 from lorebase_keeper.trace.context import StepContext, begin_step, end_step
@@ -149,9 +149,10 @@ class _Observed:
         if not self.status:
             self.status = 500  # the route failed before answering: the access log answers 500
         holder = self.scope.get(ROUTE_SEEN)
-        seen: dict[str, Any] = holder if isinstance(holder, dict) else {}
+        seen: dict[str, object] = holder if isinstance(holder, dict) else {}
         route = str(seen.get("route", "(no route)"))
-        self.path_params: dict[str, Any] = seen.get("path_params") or {}
+        params = seen.get("path_params")
+        self.path_params: dict[str, object] = params if isinstance(params, dict) else {}
         method = str(self.scope["method"])
         reading = is_read(method, route)
         answer = self._answer()
@@ -179,7 +180,7 @@ class _Observed:
                 )
             )
 
-    def _answer(self) -> Any:
+    def _answer(self) -> object:
         """The parsed JSON answer, when it is a successful one small enough to keep."""
         if not (200 <= self.status < 300) or not self.json_answer or self.answer_over:
             return None
@@ -194,14 +195,14 @@ class _Observed:
         method: str,
         route: str,
         reading: bool,
-        answer: Any,
+        answer: object,
         latency_ms: float,
     ) -> None:
         assert self.candidate is not None
         settings = self.owner.settings
-        query: dict[str, Any] | None = None
-        result: dict[str, Any] | None = None
-        refs: list[dict[str, Any]] | None = None
+        query: JsonObject | None = None
+        result: JsonObject | None = None
+        refs: list[dict[str, str]] | None = None
         proposal_id: str | None = None
         if reading:
             query = dict(REJECTED) if self.status == 422 else self._query()
@@ -238,9 +239,9 @@ class _Observed:
         )
         self.owner.recorder.submit(step, statements)
 
-    def _query(self) -> dict[str, Any]:
+    def _query(self) -> JsonObject:
         settings = self.owner.settings
-        body: Any = None
+        body: object = None
         if self.body_over:
             body = {"truncated": True}
         elif self.body:
@@ -271,11 +272,11 @@ def client_digest(principal: Principal, scope: Scope) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _proposal_of(path_params: dict[str, Any], answer: Any) -> str | None:
+def _proposal_of(path_params: dict[str, object], answer: object) -> str | None:
     """The Proposal a write names: in its path, or in its answer (opened or acted on)."""
     named = _text(path_params.get("proposal"))
     if named is not None:

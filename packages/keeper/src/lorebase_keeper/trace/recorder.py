@@ -23,7 +23,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Literal
 
 from lorebase_core.values import format_datetime
 from lorebase_keeper.http.errors import described
@@ -46,7 +46,7 @@ class _Planned:
     """A step waiting for the plans of the statements its read ran."""
 
     step: TraceStep
-    statements: list[tuple[str, Any]]
+    statements: list[tuple[str, object]]
 
 
 _Item = TraceStep | _Planned | ReadAuditEntry
@@ -78,7 +78,7 @@ class Recorder:
 
     # -- the request side --------------------------------------------------------------------
 
-    def submit(self, step: TraceStep, statements: list[tuple[str, Any]] | None = None) -> bool:
+    def submit(self, step: TraceStep, statements: list[tuple[str, object]] | None = None) -> bool:
         """Queue a step (with the statements to plan, for debug); False when not queued."""
         if not self.enabled:
             return False

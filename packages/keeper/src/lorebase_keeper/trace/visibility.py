@@ -18,10 +18,9 @@ administrators only: principals with the admin role on Domain `*`, branch `*`, n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from typing import Any
 
 from lorebase_core.access import SENSITIVITY_TAGS
 from lorebase_core.errors import Forbidden
@@ -116,7 +115,7 @@ class DomainSight:
         )
 
 
-def _ref_kind(end: Any) -> str | None:
+def _ref_kind(end: object) -> str | None:
     """The Kind of a ref's end: `"Supplier/S-1001"` or `{"kind": ..., "key": ...}`."""
     if isinstance(end, dict):
         kind = end.get("kind")
@@ -126,7 +125,7 @@ def _ref_kind(end: Any) -> str | None:
     return None
 
 
-def _ref_readable(ref: Any, kinds: frozenset[str]) -> bool:
+def _ref_readable(ref: object, kinds: frozenset[str]) -> bool:
     if not isinstance(ref, dict):
         return False
     if "kind" in ref:
@@ -135,7 +134,7 @@ def _ref_readable(ref: Any, kinds: frozenset[str]) -> bool:
     return all(kind is not None and kind in kinds for kind in ends)
 
 
-def filter_refs(refs: list[Any] | None, kinds: frozenset[str] | None) -> list[Any] | None:
+def filter_refs(refs: list[object] | None, kinds: frozenset[str] | None) -> list[object] | None:
     """The refs naming Kinds in `kinds` only (a Link: both its ends); None keeps every ref."""
     if refs is None or kinds is None:
         return refs
@@ -166,9 +165,10 @@ class TraceSight:
             return bool(self.reader.matching(domain, None))
         return self.domain(domain).steps
 
-    def step(self, step: dict[str, Any]) -> dict[str, Any] | None:
+    def step(self, step: Mapping[str, object]) -> dict[str, object] | None:
         """`step` (StoredStep.to_json()) as the reader sees it, with `withheld`; None: hidden."""
-        domain = step.get("domain_id")
+        named = step.get("domain_id")
+        domain = named if isinstance(named, str) else None
         own_note = self.own and step.get("type") == "note"
         if not own_note and not self.shows_domain(domain):
             return None
@@ -176,7 +176,8 @@ class TraceSight:
         if self.own or domain is None:
             return shown  # outside a Domain only installation administrators get this far
         sight = self.domain(domain)
-        shown["refs"] = filter_refs(step.get("refs"), sight.kinds)
+        refs = step.get("refs")
+        shown["refs"] = filter_refs(refs if isinstance(refs, list) else None, sight.kinds)
         if not sight.explain:
             shown["explain"] = None
         if not sight.typed:
@@ -190,7 +191,7 @@ class TraceSight:
                 }
         return shown
 
-    def steps(self, steps: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    def steps(self, steps: Iterable[Mapping[str, object]]) -> list[dict[str, object]]:
         return [shown for step in steps if (shown := self.step(step)) is not None]
 
 

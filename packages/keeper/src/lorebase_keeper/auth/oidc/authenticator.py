@@ -10,14 +10,16 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from typing import Any
 
+from lorebase_core.values import JsonValue
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.auth.oidc.group_grants import group_grants
 from lorebase_keeper.auth.oidc.issuer import Issuer
 from lorebase_keeper.auth.oidc.principals import bound_principal
 from lorebase_keeper.auth.oidc.sign_in import OidcSignIn, exchange_code
 from lorebase_keeper.auth.oidc.verification import verify_jwt
+from lorebase_keeper.shapes.auth.oidc import OidcConfigurationJson
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_platform.settings import OidcSettings
 from lorebase_store import GrantInfo, Store
 
@@ -49,7 +51,7 @@ class OidcAuthenticator:
             return cached[1]
         claims = verify_jwt(token, self.issuer, audiences=self.audiences, what="token")
         found = self._principal(claims)
-        expires_in = float(claims["exp"]) - time.time()
+        expires_in = _number(claims["exp"]) - time.time()
         until = now + max(0.0, min(expires_in, self.grants_ttl_s))
         with self._lock:
             if len(self._cache) > MAX_CACHED_TOKENS:
@@ -71,7 +73,7 @@ class OidcAuthenticator:
         info = bound_principal(self.store, self.issuer.url, claims, self.settings)
         return OidcSignIn(info.id, self.session_claims(claims))
 
-    def session_claims(self, claims: dict[str, Any]) -> dict[str, Any]:
+    def session_claims(self, claims: JsonObject) -> dict[str, list[str]]:
         """What a session keeps of the claims: `{"groups": [...]}` (groups_claim's values)."""
         name = self.settings.groups_claim
         named = claims.get(name) if name else None
@@ -81,7 +83,7 @@ class OidcAuthenticator:
         return {"groups": sorted({item for item in groups if isinstance(item, str)})}
 
     def session_grants(
-        self, principal_id: str, session_claims: dict[str, Any]
+        self, principal_id: str, session_claims: JsonObject
     ) -> tuple[GrantInfo, ...]:
         """The group grants of a session's claims (`session_claims`), whatever groups_claim is."""
         if self.settings.groups_claim is None:
@@ -89,12 +91,12 @@ class OidcAuthenticator:
         named = {self.settings.groups_claim: session_claims.get("groups", [])}
         return group_grants(self.settings, principal_id, named)
 
-    def _principal(self, claims: dict[str, Any]) -> Principal:
+    def _principal(self, claims: JsonObject) -> Principal:
         info = bound_principal(self.store, self.issuer.url, claims, self.settings)
         grants = tuple(self.store.grants(info.id)) + group_grants(self.settings, info.id, claims)
         return Principal(info.id, info.type, grants, "oidc", None)
 
-    def public_configuration(self) -> dict[str, Any]:
+    def public_configuration(self) -> OidcConfigurationJson:
         """What GET /api/v1/auth/oidc answers: how the web app and the CLI sign in (no secret)."""
         discovery = self.issuer.discovery()
         return {
@@ -107,3 +109,10 @@ class OidcAuthenticator:
             "redirect_uris": list(self.settings.redirect_uris),
             "audience": self.audiences,
         }
+
+
+def _number(claim: JsonValue) -> float:
+    """A time claim (`exp`) as a number: PyJWT checked it is one (or its digits)."""
+    if isinstance(claim, int | float | str):
+        return float(claim)
+    raise TypeError(f"expected a number, not {type(claim).__name__}")

@@ -7,14 +7,14 @@ names the group, and end with it. Each has id 0 (no row to revoke) and `created_
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+from lorebase_core.values import JsonValue
 from lorebase_platform.settings import OidcSettings
 from lorebase_store import GrantInfo
 
 
 def group_grants(
-    settings: OidcSettings, principal_id: str, claims: Mapping[str, Any]
+    settings: OidcSettings, principal_id: str, claims: Mapping[str, JsonValue]
 ) -> tuple[GrantInfo, ...]:
     """The grants of the groups in `claims[settings.groups_claim]` (none without that claim).
 

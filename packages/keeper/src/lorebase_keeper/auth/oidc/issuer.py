@@ -13,12 +13,12 @@ from __future__ import annotations
 import ipaddress
 import threading
 import time
-from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from lorebase_core.errors import IdentityProviderUnavailable, UnsafeSettings
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_platform.settings import AuthSettings, OidcSettings
 
 REFRESH_INTERVAL_S = 10.0
@@ -88,21 +88,21 @@ class Issuer:
             timeout=settings.timeout_s, follow_redirects=False, transport=transport
         )
         self._lock = threading.Lock()
-        self._discovery: dict[str, Any] | None = None
+        self._discovery: JsonObject | None = None
         self._discovery_at = 0.0
-        self._keys: list[dict[str, Any]] = []
+        self._keys: list[JsonObject] = []
         self._keys_at = 0.0
         self._refreshed_at = -REFRESH_INTERVAL_S
 
     def close(self) -> None:
         self._client.close()
 
-    def discovery(self) -> dict[str, Any]:
+    def discovery(self) -> JsonObject:
         """The discovery document (cached `jwks_cache_s`)."""
         with self._lock:
             return self._discovery_locked(time.monotonic())
 
-    def keys(self, kid: str | None) -> list[dict[str, Any]]:
+    def keys(self, kid: str | None) -> list[JsonObject]:
         """The issuer's keys; read again first when `kid` is not among them (at most every 10 s)."""
         with self._lock:
             now = time.monotonic()
@@ -128,7 +128,7 @@ class Issuer:
         except httpx.HTTPError as error:
             raise self._unavailable(endpoint, error) from None
 
-    def _discovery_locked(self, now: float) -> dict[str, Any]:
+    def _discovery_locked(self, now: float) -> JsonObject:
         if self._discovery is not None and now - self._discovery_at < self.settings.jwks_cache_s:
             return self._discovery
         found = self._get_json(
@@ -159,7 +159,7 @@ class Issuer:
         self._keys = [key for key in keys if isinstance(key, dict)]
         self._keys_at = now
 
-    def _get_json(self, url: str, what: str) -> dict[str, Any]:
+    def _get_json(self, url: str, what: str) -> JsonObject:
         try:
             answer = self._client.get(url, headers={"Accept": "application/json"})
         except httpx.HTTPError as error:
@@ -196,7 +196,7 @@ class Issuer:
         )
 
 
-def _holds(keys: list[dict[str, Any]], kid: str | None) -> bool:
+def _holds(keys: list[JsonObject], kid: str | None) -> bool:
     if kid is None:
         return bool(keys)
     return any(key.get("kid") == kid for key in keys)

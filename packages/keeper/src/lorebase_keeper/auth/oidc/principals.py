@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
 
 from lorebase_core.errors import Unauthorized
+from lorebase_core.values import JsonValue
 from lorebase_platform.settings import OidcSettings
 from lorebase_store import PRINCIPAL_ID, PrincipalInfo, Store
 
 _OUTSIDE = re.compile(r"[^a-z0-9_.-]")
 
 
-def principal_id_from(claims: Mapping[str, Any], settings: OidcSettings) -> str:
+def principal_id_from(claims: Mapping[str, JsonValue], settings: OidcSettings) -> str:
     """The principal id the claims name.
 
     Raises:
@@ -45,7 +45,7 @@ def principal_id_from(claims: Mapping[str, Any], settings: OidcSettings) -> str:
 
 
 def bound_principal(
-    store: Store, issuer: str, claims: Mapping[str, Any], settings: OidcSettings
+    store: Store, issuer: str, claims: Mapping[str, JsonValue], settings: OidcSettings
 ) -> PrincipalInfo:
     """The principal of the token's (issuer, sub): made and bound at the first sign-in.
 

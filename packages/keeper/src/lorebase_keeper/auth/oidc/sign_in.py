@@ -9,11 +9,11 @@ aud Keeper's client id, the sign-in's nonce when it sent one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from lorebase_core.errors import IdentityProviderUnavailable, Unauthorized
 from lorebase_keeper.auth.oidc.issuer import Issuer
 from lorebase_keeper.auth.oidc.verification import verify_jwt
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_platform import resolve_secret
 
 
@@ -22,7 +22,7 @@ class OidcSignIn:
     """Who an OIDC sign-in names, and the claims its session keeps (its groups; never a token)."""
 
     principal_id: str
-    claims: dict[str, Any]
+    claims: dict[str, list[str]]
 
 
 def exchange_code(
@@ -32,7 +32,7 @@ def exchange_code(
     code_verifier: str,
     redirect_uri: str,
     nonce: str | None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The verified claims of the ID token the issuer answers for `code`.
 
     Raises:

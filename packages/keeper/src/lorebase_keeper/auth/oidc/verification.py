@@ -10,12 +10,12 @@ required. Each refusal is a 401 saying which check failed, never the token.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import jwt
 
 from lorebase_core.errors import Unauthorized
 from lorebase_keeper.auth.oidc.issuer import Issuer
+from lorebase_keeper.shapes.common import JsonObject
 
 _KEY_TYPES = {
     "RS256": ("RSA", None),
@@ -39,7 +39,7 @@ def verify_jwt(
     audiences: Sequence[str],
     what: str = "token",
     nonce: str | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The claims of `token` once every check holds.
 
     Raises:
@@ -61,8 +61,26 @@ def verify_jwt(
     if kid is not None and not isinstance(kid, str):
         raise Unauthorized(f"The {what}'s key id (kid) is not a string")
     key = _signing_key(issuer.keys(kid), kid, algorithm, what)
+    claims = _decoded(token, key, algorithm, issuer, audiences, what)
+    if not isinstance(claims.get("sub"), str) or not claims["sub"]:
+        raise Unauthorized(f"The {what}'s sub claim is not a non-empty string")
+    if nonce is not None and claims.get("nonce") != nonce:
+        raise Unauthorized(f"The {what}'s nonce is not the sign-in's: start the sign-in again")
+    return claims
+
+
+def _decoded(
+    token: str,
+    key: jwt.PyJWK,
+    algorithm: str,
+    issuer: Issuer,
+    audiences: Sequence[str],
+    what: str,
+) -> JsonObject:
+    """The claims once signature, issuer, audience and times hold; 401 saying which did not."""
+    settings = issuer.settings
     try:
-        claims: dict[str, Any] = jwt.decode(
+        claims: JsonObject = jwt.decode(
             token,
             key.key,
             algorithms=[algorithm],
@@ -93,16 +111,10 @@ def verify_jwt(
         raise Unauthorized(f"The {what} has no {error.claim!r} claim") from None
     except jwt.PyJWTError as error:
         raise Unauthorized(f"The {what} is not valid ({type(error).__name__})") from None
-    if not isinstance(claims.get("sub"), str) or not claims["sub"]:
-        raise Unauthorized(f"The {what}'s sub claim is not a non-empty string")
-    if nonce is not None and claims.get("nonce") != nonce:
-        raise Unauthorized(f"The {what}'s nonce is not the sign-in's: start the sign-in again")
     return claims
 
 
-def _signing_key(
-    keys: list[dict[str, Any]], kid: str | None, algorithm: str, what: str
-) -> jwt.PyJWK:
+def _signing_key(keys: list[JsonObject], kid: str | None, algorithm: str, what: str) -> jwt.PyJWK:
     kty, curve = _KEY_TYPES[algorithm]
     named = [key for key in keys if kid is None or key.get("kid") == kid]
     if not named:

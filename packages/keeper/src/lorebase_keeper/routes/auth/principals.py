@@ -8,7 +8,7 @@ from lorebase_keeper.http.documented import READ_RESPONSES, answer
 from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.answers import plain
 from lorebase_keeper.reads.reading import keeper_of
-from lorebase_keeper.shapes.auth.principals import DomainsAnswer, Whoami
+from lorebase_keeper.shapes.auth.principals import DomainsAnswer, DomainsAnswerJson, Whoami
 
 router = APIRouter(
     prefix="/api/v1", tags=["auth"], route_class=SegmentRoute, responses=READ_RESPONSES
@@ -27,9 +27,15 @@ def whoami(request: Request) -> Response:
 def list_domains(request: Request) -> Response:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
-    domains = [
-        {"name": info.name, "default_branch": info.default_branch, "created_at": info.created_at}
-        for info in keeper.store.domains()
-        if principal.matching(info.name, None)
-    ]
-    return plain({"domains": domains})
+    listed: DomainsAnswerJson = {
+        "domains": [
+            {
+                "name": info.name,
+                "default_branch": info.default_branch,
+                "created_at": info.created_at,
+            }
+            for info in keeper.store.domains()
+            if principal.matching(info.name, None)
+        ]
+    }
+    return plain(listed)

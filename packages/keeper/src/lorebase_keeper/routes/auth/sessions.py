@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 from email.message import Message
-from typing import Any
 
 from fastapi import APIRouter, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -32,7 +31,7 @@ from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.http.session_cookie import clear_cookie, cookie_name, set_cookie
 from lorebase_keeper.reads.answers import plain
 from lorebase_keeper.reads.reading import Keeper, keeper_of
-from lorebase_keeper.shapes.auth.sessions import SessionAnswer, SessionRequest
+from lorebase_keeper.shapes.auth.sessions import SessionAnswer, SessionAnswerJson, SessionRequest
 from lorebase_store import NewSession, SessionInfo, api_key_id
 
 router = APIRouter(
@@ -56,7 +55,7 @@ def _sessions_available(keeper: Keeper) -> None:
         )
 
 
-def _session_json(session_id: str, info: SessionInfo) -> dict[str, Any]:
+def _session_json(session_id: str, info: SessionInfo) -> SessionAnswerJson:
     return {
         "principal": info.principal,
         "type": info.principal_type,

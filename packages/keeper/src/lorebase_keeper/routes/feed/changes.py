@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
@@ -12,11 +12,11 @@ from lorebase_core.errors import InvalidInput, Issue, LorebaseError, quoted
 from lorebase_core.schema import Schema
 from lorebase_core.suggestions import hint
 from lorebase_keeper.feed.stream import FeedState, StreamAnswer, StreamStart, stream
-from lorebase_keeper.http.documented import READ_RESPONSES, read_answer
+from lorebase_keeper.http.documented import READ_RESPONSES, Responses, read_answer
 from lorebase_keeper.http.parameters import listed_names
 from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.reading import domain_read, keeper_of, page_limit
-from lorebase_keeper.shapes.feed.changes import ChangesAnswer
+from lorebase_keeper.shapes.feed.changes import ChangesAnswer, ChangesAnswerJson
 from lorebase_platform.settings import PageSettings
 
 router = APIRouter(
@@ -34,7 +34,7 @@ KINDS = Annotated[
     ),
 ]
 
-_STREAM_ANSWER: dict[int | str, dict[str, Any]] = {
+_STREAM_ANSWER: Responses = {
     200: {
         "description": "Server-Sent Events: `retry:`, then per event `id:` (its sequence), "
         "`event:` (revision or operation) and `data:` (the event document as compact JSON); "
@@ -96,7 +96,7 @@ def branch_changes(
         )
         wanted = _kinds(read.reader.schema, listed_names(kinds))
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> ChangesAnswerJson:
             page = read.reader.changes(
                 since=since, kinds=wanted, limit=size, max_scan=feed.max_scan
             )

@@ -140,7 +140,11 @@ def add_webhook(request: Request, domain: str, body: WebhookRequest) -> Response
 def webhooks(request: Request, domain: str) -> Response:
     keeper, _ = _admin(request, domain)
     found = list_webhooks(keeper.store, domain)
-    return plain({"domain": domain, "webhooks": [webhook.to_json() for webhook in found]})
+    listed: shapes.WebhookListJson = {
+        "domain": domain,
+        "webhooks": [webhook.to_json() for webhook in found],
+    }
+    return plain(listed)
 
 
 @router.get("/{webhook}", summary="One webhook", responses=answer(shapes.Webhook))
@@ -182,7 +186,12 @@ def change_webhook(request: Request, domain: str, webhook: str, body: WebhookCha
 def remove_webhook(request: Request, domain: str, webhook: str) -> Response:
     keeper, caller = _admin(request, domain)
     dropped = delete_webhook(keeper.store, domain, webhook, principal=caller.id)
-    return plain({"id": webhook, "deleted": True, "deliveries_dropped": dropped})
+    deleted: shapes.WebhookDeletedJson = {
+        "id": webhook,
+        "deleted": True,
+        "deliveries_dropped": dropped,
+    }
+    return plain(deleted)
 
 
 @router.get(
@@ -210,13 +219,12 @@ def deliveries(
         limit=page_limit(limit, DELIVERIES_PAGE),
         cursor=cursor,
     )
-    return plain(
-        {
-            "webhook_id": webhook,
-            "deliveries": [delivery.to_json() for delivery in page.items],
-            "next_cursor": page.next_cursor,
-        }
-    )
+    listed: shapes.DeliveryListJson = {
+        "webhook_id": webhook,
+        "deliveries": [delivery.to_json() for delivery in page.items],
+        "next_cursor": page.next_cursor,
+    }
+    return plain(listed)
 
 
 @router.post(

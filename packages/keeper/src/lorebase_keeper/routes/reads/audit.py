@@ -18,7 +18,7 @@ from lorebase_keeper.http.parameters import CURSOR, LIMIT
 from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.answers import plain
 from lorebase_keeper.reads.reading import keeper_of, page_limit
-from lorebase_keeper.shapes.reads.audit import AuditPageAnswer
+from lorebase_keeper.shapes.reads.audit import AuditPageAnswer, AuditPageAnswerJson
 from lorebase_keeper.trace.visibility import require_domain_wide
 from lorebase_platform.settings import AUDIT_PAGE
 
@@ -82,10 +82,9 @@ def domain_audit(
         limit=size,
         cursor=cursor,
     )
-    return plain(
-        {
-            "domain": domain,
-            "entries": [entry.to_json() for entry in page.entries],
-            "next_cursor": page.next_cursor,
-        }
-    )
+    found: AuditPageAnswerJson = {
+        "domain": domain,
+        "entries": [entry.to_json() for entry in page.entries],
+        "next_cursor": page.next_cursor,
+    }
+    return plain(found)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Request, Response
 
@@ -22,7 +22,7 @@ router = APIRouter(
 )
 
 
-def _branch(body: Any) -> str | None:
+def _branch(body: object) -> str | None:
     """The branch member, checked before the Reader opens (the rest is checked against it)."""
     if not isinstance(body, dict):
         raise ContextRequestInvalid(
@@ -46,7 +46,7 @@ def context(
     request: Request,
     domain: str,
     body: Annotated[
-        Any,
+        object,
         Body(
             description=(
                 "One seed selector (refs, query or search), branch, budget_tokens, depth, "

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request, Response
 
 from lorebase_keeper.http.documented import READ_RESPONSES, markdown_answer
@@ -11,7 +9,7 @@ from lorebase_keeper.http.parameters import AT, BRANCH, FORMAT
 from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.health_report import health_json, health_markdown
 from lorebase_keeper.reads.reading import Read, domain_read
-from lorebase_keeper.shapes.reads.health import HealthAnswer
+from lorebase_keeper.shapes.reads.health import HealthAnswer, HealthAnswerJson
 
 router = APIRouter(
     prefix="/api/v1/domains/{domain}",
@@ -22,7 +20,7 @@ router = APIRouter(
 
 
 def _answer(request: Request, read: Read, kind: str | None, markdown: bool) -> Response:
-    def compute(_etag: str) -> Any:
+    def compute(_etag: str) -> HealthAnswerJson | str:
         document = health_json(read, kind=kind)
         return health_markdown(document) if markdown else document
 

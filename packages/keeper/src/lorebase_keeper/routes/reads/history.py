@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Query, Request, Response
 
 from lorebase_core.access import ReadScope
@@ -24,7 +22,15 @@ from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.explanation import explain_json, explain_markdown
 from lorebase_keeper.reads.reading import domain_read, page_limit
 from lorebase_keeper.shapes import lineage_json
-from lorebase_keeper.shapes.reads.history import ExplainAnswer, HistoryPage, LineageAnswer
+from lorebase_keeper.shapes.common import JsonObject
+from lorebase_keeper.shapes.reads.history import (
+    ExplainAnswer,
+    ExplainAnswerJson,
+    HistoryPage,
+    HistoryPageJson,
+    LineageAnswer,
+    LineageAnswerJson,
+)
 from lorebase_store import cursor_revision
 
 router = APIRouter(
@@ -65,11 +71,11 @@ def record_history(
             else {name: kind_def.attributes[name] for name in narrowed}
         )
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> HistoryPageJson:
             page = read.reader.history(
                 kind, key, limit=size, cursor=cursor, with_values=values, attributes=narrowed
             )
-            changes = []
+            changes: list[JsonObject] = []
             for entry in page.entries:
                 document = entry.to_json(with_values=values)
                 document["attributes"] = read.scope.changed_names(
@@ -126,7 +132,7 @@ def record_lineage(
     with domain_read(request, domain, branch=branch, at=at) as read:
         kind_def = read.scope.kind(read.reader.schema, kind)
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> LineageAnswerJson:
             found = read.reader.lineage(
                 kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
             )
@@ -159,7 +165,7 @@ def explain(
         read.scope.kind(read.reader.schema, kind)
         markdown = format == "markdown"
 
-        def compute(_etag: str) -> Any:
+        def compute(_etag: str) -> ExplainAnswerJson | str:
             document = explain_json(read, kind, key)
             return explain_markdown(document) if markdown else document
 

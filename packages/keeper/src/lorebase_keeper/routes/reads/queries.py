@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Request, Response
 
 from lorebase_core.graph_requests import parse_neighborhood, parse_traverse
-from lorebase_core.query import Query, decode_cursor, encode_cursor, parse_query
+from lorebase_core.query import Query, QueryRequest, decode_cursor, encode_cursor, parse_query
 from lorebase_keeper.http.bodies import branch_and_at, json_object
 from lorebase_keeper.http.documented import READ_RESPONSES, read_answer, request_body
 from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.coverage import query_coverage, statistics_mark
 from lorebase_keeper.reads.empty_answers import explain_empty
 from lorebase_keeper.reads.reading import Read, domain_read
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_keeper.shapes.reads.queries import (
     NeighborhoodAnswer,
     NeighborhoodRequest,
     QueryAnswer,
-    QueryRequest,
+    QueryAnswerJson,
+    QueryRows,
+    QueryTarget,
     TraverseAnswer,
     TraverseRequest,
+    WithCoverage,
 )
 
 router = APIRouter(
@@ -45,7 +49,7 @@ QUERY_EXAMPLE = {
 }
 
 
-def parse_for(read: Read, document: dict[str, Any]) -> Query:
+def parse_for(read: Read, document: JsonObject) -> Query:
     """The query as POST /query parses it for this read (its limits and the caller's scope)."""
     limits = read.keeper.settings.read.query
     return parse_query(
@@ -62,29 +66,35 @@ def parse_for(read: Read, document: dict[str, Any]) -> Query:
     )
 
 
-def _query_answer(request: Request, read: Read, query: Query, offset: int, body: Any) -> Response:
-    def compute(_etag: str) -> dict[str, Any]:
+def _query_answer(
+    request: Request, read: Read, query: Query, offset: int, body: object
+) -> Response:
+    def compute(_etag: str) -> QueryAnswerJson:
         result = read.reader.query(query, read.scope, offset=offset)
-        answer: dict[str, Any] = {**read.stamp()}
-        if query.trait is not None:
-            answer["trait"] = query.trait
-            answer["kinds"] = list(query.kinds)
-        else:
-            answer["kind"] = query.kinds[0]
-        answer.update(result.to_json())
-        answer["next_cursor"] = (
+        target: QueryTarget = (
+            {"trait": query.trait, "kinds": list(query.kinds)}
+            if query.trait is not None
+            else {"kind": query.kinds[0]}
+        )
+        rows: QueryRows = (
+            {"groups": [group.to_json() for group in result.groups]}
+            if result.groups is not None
+            else {"records": [row.to_json() for row in result.records]}
+        )
+        next_cursor = (
             encode_cursor(read.reader.revision, result.next_offset, query.digest())
             if result.next_offset is not None
             else None
         )
+        covered: WithCoverage = {}
         if query.coverage is not False:
             coverage = query_coverage(read, query)
             if offset == 0 and query.aggregate is None and not result.records:
                 # only an empty first page pays for saying why (docs/query.md)
                 notes, coverage["empty"] = explain_empty(read, query)
                 coverage["notes"].extend(notes)
-            answer["coverage"] = coverage
-        return answer
+            covered["coverage"] = coverage
+        return {**read.stamp(), **target, **rows, "next_cursor": next_cursor, **covered}
 
     if query.coverage is not False:
         body = {"request": body, "statistics": statistics_mark(read)}
@@ -101,7 +111,7 @@ def query(
     request: Request,
     domain: str,
     body: Annotated[
-        Any,
+        object,
         Body(
             description="The query DSL (docs/query.md), with branch, at and coverage.",
             examples=[QUERY_EXAMPLE],
@@ -132,7 +142,7 @@ def traverse(
     request: Request,
     domain: str,
     body: Annotated[
-        Any,
+        object,
         Body(
             description="start (Record refs), path (Relation names), limit, branch, at.",
             examples=[{"start": ["Supplier/S-1007"], "path": ["supplies", "purchase_orders"]}],
@@ -153,7 +163,7 @@ def traverse(
         )
         max_fanout = settings.store.traverse.max_fanout
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> dict[str, object]:
             result = read.reader.traverse(parsed, read.scope, max_fanout=max_fanout)
             return {**read.stamp(), **result.to_json()}
 
@@ -170,7 +180,7 @@ def neighborhood(
     request: Request,
     domain: str,
     body: Annotated[
-        Any,
+        object,
         Body(
             description="refs, depth, relations, values (false: headers and Link ends only).",
             examples=[{"refs": ["Supplier/S-1001"], "depth": 1}],
@@ -186,7 +196,7 @@ def neighborhood(
             document, read.reader.schema, read.scope, max_depth=limits.max_depth
         )
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> dict[str, object]:
             result = read.reader.neighborhood(
                 parsed,
                 read.scope,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 
@@ -22,8 +22,21 @@ from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads import schema_forms
 from lorebase_keeper.reads.reading import Read, domain_read, page_limit
 from lorebase_keeper.shapes import lineage_json, link_json, record_json, schema_json
-from lorebase_keeper.shapes.reads.records import LinksPage, RecordAnswer, RecordsPage
-from lorebase_keeper.shapes.reads.schema import SchemaAnswer, SchemaCompactAnswer
+from lorebase_keeper.shapes.reads.records import (
+    LinksPage,
+    LinksPageJson,
+    RecordAnswer,
+    RecordAnswerJson,
+    RecordDetails,
+    RecordsPage,
+    RecordsPageJson,
+)
+from lorebase_keeper.shapes.reads.schema import (
+    SchemaAnswer,
+    SchemaAnswerJson,
+    SchemaCompactAnswer,
+    SchemaCompactAnswerJson,
+)
 from lorebase_keeper.writes.operation_catalog import OperationCatalog
 
 router = APIRouter(
@@ -67,8 +80,8 @@ def get_schema(
         named = schema_kinds(read, kinds)
         catalog = OperationCatalog(read)
 
-        def compute(_etag: str) -> dict[str, Any] | str:
-            document = {
+        def compute(_etag: str) -> SchemaAnswerJson | SchemaCompactAnswerJson | str:
+            document: SchemaAnswerJson = {
                 **read.stamp(),
                 **schema_json(read.reader.schema, read.scope),
                 "operations": catalog.documents(),
@@ -118,7 +131,7 @@ def list_records(
         size = page_limit(limit, read.keeper.settings.read.records)
         after = decode_cursor(f"records:{kind}", cursor)
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> RecordsPageJson:
             found = read.reader.records(kind, limit=size + 1, after_key=after)
             page = found[:size]
             return {
@@ -151,21 +164,22 @@ def get_record(
     with domain_read(request, domain, branch=branch, at=at) as read:
         kind_def = read.scope.kind(read.reader.schema, kind)
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> RecordAnswerJson:
             record = read.reader.get_record(kind, key)
             if record is None:
                 raise RecordNotFound(
                     f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"
                 )
-            answer = {**read.stamp(), **record_json(kind, kind_def, record, read.scope)}
+            details: RecordDetails = {}
             if links:
-                answer["links"] = _link_counts(read, kind, key)
+                details["links"] = _link_counts(read, kind, key)
             if lineage:
                 found = read.reader.lineage(
                     kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
                 )
-                answer["lineage"] = lineage_json(kind_def, found, read.scope)
-            return answer
+                details["lineage"] = lineage_json(kind_def, found, read.scope)
+            summary = record_json(kind, kind_def, record, read.scope)
+            return {**read.stamp(), **summary, **details}
 
         return read.answer(request, compute)
 
@@ -220,7 +234,7 @@ def record_links(
         list_name = f"links:{kind}/{key}/{relation}"
         after = decode_cursor(list_name, cursor)
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> LinksPageJson:
             if read.reader.get_record(kind, key) is None:
                 raise RecordNotFound(
                     f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"

@@ -9,7 +9,7 @@ that cannot identify anyone, within the bounds of read.resolve.misses.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Request, Response
 
@@ -31,6 +31,7 @@ from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.coverage import coverage_block, statistics_mark
 from lorebase_keeper.reads.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.reads.queries import parse_for
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_keeper.shapes.reads import queries as shapes
 from lorebase_platform.settings import ResolveSettings
 from lorebase_store import ValueCounts, record_misses
@@ -56,7 +57,7 @@ class ResolveRequest:
     at: str | None
 
 
-def parse_resolve(body: Any, limits: ResolveSettings) -> ResolveRequest:
+def parse_resolve(body: object, limits: ResolveSettings) -> ResolveRequest:
     """The request, or 422 listing every problem with its path."""
     if not isinstance(body, dict):
         raise InvalidInput(
@@ -197,7 +198,7 @@ def _embedding_level(
 def _suggestions(read: Read, resolution: TextResolution) -> list[Suggestion]:
     """Queries composed from the candidates, each one POST /query accepts from this caller."""
 
-    def valid(document: dict[str, Any]) -> bool:
+    def valid(document: JsonObject) -> bool:
         try:
             parse_for(read, document)
         except LorebaseError:
@@ -214,7 +215,7 @@ def _suggestions(read: Read, resolution: TextResolution) -> list[Suggestion]:
     )
 
 
-def _coverage(read: Read, resolution: TextResolution) -> dict[str, Any]:
+def _coverage(read: Read, resolution: TextResolution) -> JsonObject:
     """The coverage block of /query for the Kinds and Attributes of the candidates, and unknown."""
     kinds = dict.fromkeys(candidate.term.kind for candidate in resolution.candidates)
     attributes = {
@@ -243,7 +244,7 @@ def resolve(
     request: Request,
     domain: str,
     body: Annotated[
-        Any,
+        object,
         Body(
             description="text (the words), query_vector, record_misses, coverage, branch, at.",
             examples=[{"text": "open purchase orders of high risk suppliers"}],
@@ -255,21 +256,24 @@ def resolve(
     with domain_read(request, domain, branch=parsed.branch, at=parsed.at) as read:
         resolution, skip_reason = _resolve(read, parsed)
 
-        def compute(_etag: str) -> dict[str, Any]:
-            answer: dict[str, Any] = {**read.stamp()}
-            answer["candidates"] = [candidate.to_json() for candidate in resolution.candidates]
-            answer["suggestions"] = [found.to_json() for found in _suggestions(read, resolution)]
-            answer["truncated"] = resolution.truncated
-            answer["unmatched"] = list(resolution.unmatched)
-            answer["skipped"] = (
-                [{"level": "embedding", "reason": skip_reason}] if skip_reason else []
-            )
+        def compute(_etag: str) -> shapes.ResolveAnswerJson:
+            candidates = [candidate.to_json() for candidate in resolution.candidates]
+            suggestions = [found.to_json() for found in _suggestions(read, resolution)]
+            covered: shapes.WithCoverage = {}
             if parsed.coverage:
-                answer["coverage"] = _coverage(read, resolution)
-            return answer
+                covered["coverage"] = _coverage(read, resolution)
+            return {
+                **read.stamp(),
+                "candidates": candidates,
+                "suggestions": suggestions,
+                "truncated": resolution.truncated,
+                "unmatched": list(resolution.unmatched),
+                "skipped": [{"level": "embedding", "reason": skip_reason}] if skip_reason else [],
+                **covered,
+            }
 
         embedding = read.reader.schema.search.embedding
-        digested = body
+        digested: object = body
         if skip_reason is None and embedding is not None:
             # stored vectors are not versioned: the answer follows them at the same Revision
             digested = {"request": body, "vectors": read.reader.vectors_stamp(embedding.model)}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -14,13 +14,18 @@ from lorebase_keeper.http.documented import READ_RESPONSES, answer, read_answer
 from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.answers import plain, stamped
 from lorebase_keeper.reads.reading import Read, domain_read, keeper_of
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_keeper.shapes.reads.revisions import (
     BranchAnswer,
     BranchCreated,
     BranchesAnswer,
+    BranchesAnswerJson,
     DiffAnswer,
+    DiffAnswerJson,
     TagAnswer,
+    TagEntryJson,
     TagsAnswer,
+    TagsAnswerJson,
 )
 from lorebase_keeper.writes.agent_writes import agent_writes_of
 from lorebase_store import DiffEntry, RevisionInfo
@@ -35,7 +40,7 @@ router = APIRouter(
 
 def _visible_entry(
     entry: DiffEntry, schema: Schema, scope: ReadScope, *, link: bool
-) -> dict[str, Any] | None:
+) -> JsonObject | None:
     """A diff entry the caller may see, values masked; None for an invisible Kind or Relation."""
     if link:
         relation_name = entry.ref.split(":", 1)[0]
@@ -97,7 +102,7 @@ def get_diff(
         source = _diff_end(read, from_)
         target = _diff_end(read, to)
 
-    def compute(_etag: str) -> dict[str, Any]:
+    def compute(_etag: str) -> DiffAnswerJson:
         found = keeper.store.diff(domain, source.id, target.id)
         records = [_visible_entry(entry, schema, scope, link=False) for entry in found.records]
         links = [_visible_entry(entry, schema, scope, link=True) for entry in found.links]
@@ -122,12 +127,15 @@ def list_branches(request: Request, domain: str) -> Response:
     keeper = keeper_of(request)
     principal = keeper.authenticator.principal(request)
     principal.require_domain(domain)  # before the store: a foreign Domain is an unknown one
-    branches = [
-        branch.to_json()
-        for branch in keeper.store.branches(domain)
-        if "data.read" in principal.permissions(domain, branch.name)
-    ]
-    return plain({"domain": domain, "branches": branches})
+    listed: BranchesAnswerJson = {
+        "domain": domain,
+        "branches": [
+            branch.to_json()
+            for branch in keeper.store.branches(domain)
+            if "data.read" in principal.permissions(domain, branch.name)
+        ],
+    }
+    return plain(listed)
 
 
 @router.get(
@@ -203,8 +211,11 @@ def list_tags(request: Request, domain: str) -> Response:
         tags = {
             name: _readable(read, revision) for name, revision in keeper.store.tags(domain).items()
         }
-    listed = [{"name": name, "revision": found} for name, found in tags.items() if found]
-    return plain({"domain": domain, "tags": listed})
+    listed: list[TagEntryJson] = [
+        {"name": name, "revision": found} for name, found in tags.items() if found
+    ]
+    answered: TagsAnswerJson = {"domain": domain, "tags": listed}
+    return plain(answered)
 
 
 def _readable(read: Read, revision: str) -> str | None:

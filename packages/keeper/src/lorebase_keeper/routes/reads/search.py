@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Body, Request, Response
 
 from lorebase_core.errors import Issue, RecordNotFound, SearchInvalid, SemanticUnavailable, quoted
 from lorebase_core.search_request import parse_search, vector_issues
+from lorebase_core.values import JsonValue
 from lorebase_keeper.http.bodies import branch_and_at, json_object
 from lorebase_keeper.http.documented import READ_RESPONSES, answer, read_answer, request_body
 from lorebase_keeper.http.segments import SegmentRoute
@@ -39,7 +40,7 @@ def search(
     request: Request,
     domain: str,
     body: Annotated[
-        Any,
+        object,
         Body(
             description="q, kinds, traits, lens, mode (lexical, semantic, hybrid), query_vector, "
             "limit, values, branch (docs/search.md). Search reads the branch head.",
@@ -59,11 +60,11 @@ def search(
             max_limit=limits.max_limit,
             max_q_chars=limits.max_q_chars,
         )
-        stamp: dict[str, Any] = {"request": body}
+        stamp: dict[str, object] = {"request": body}
         if parsed.model is not None:  # vectors have no Revision: their state joins the ETag
             stamp["vectors"] = read.reader.vectors_stamp(parsed.model)
 
-        def compute(_etag: str) -> dict[str, Any]:
+        def compute(_etag: str) -> dict[str, object]:
             result = read.reader.search(
                 parsed,
                 read.scope,
@@ -87,7 +88,7 @@ def put_record_vector(
     kind: str,
     key: str,
     body: Annotated[
-        Any,
+        object,
         Body(
             description="model (the schema's search.embedding model) and vector "
             "(search.embedding.dimensions numbers). Stored per Record, not per Revision.",
@@ -129,7 +130,16 @@ def put_record_vector(
         kind,
         key,
         model=embedding.model,
-        vector=document["vector"],
+        vector=_numbers(document["vector"]),
         updated_by=read.principal.id,
     )
     return plain({"domain": domain, **stored})
+
+
+def _numbers(vector: JsonValue) -> list[float]:
+    """The numbers of a vector `vector_issues` found nothing wrong with, as they were sent."""
+    return (
+        [number for number in vector if isinstance(number, int | float)]
+        if isinstance(vector, list)
+        else []
+    )

@@ -10,7 +10,7 @@ its author (close). A merge reaching Kinds beyond the caller's is refused (`writ
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,8 +30,8 @@ from lorebase_keeper.http.paging import decode_cursor, encode_cursor
 from lorebase_keeper.http.segments import SegmentRoute
 from lorebase_keeper.reads.answers import plain
 from lorebase_keeper.reads.reading import Keeper, keeper_of
-from lorebase_keeper.shapes.writes import proposals as shapes
 from lorebase_keeper.shapes.reads.revisions import BranchMerged
+from lorebase_keeper.shapes.writes import proposals as shapes
 from lorebase_keeper.writes.agent_writes import (
     API,
     agent_writes_of,
@@ -75,7 +75,11 @@ def _operations(keeper: Keeper, domain: str) -> OperationsSettings:
 
 
 def _answer(
-    keeper: Keeper, principal: Principal, proposal: ProposalInfo, status: int = 200, **extra: Any
+    keeper: Keeper,
+    principal: Principal,
+    proposal: ProposalInfo,
+    status: int = 200,
+    **extra: object,
 ) -> Response:
     [scoped] = ProposalScopes(keeper, principal, proposal.domain).scoped([proposal])
     operations = _operations(keeper, proposal.domain)
@@ -348,7 +352,7 @@ class ResolveRequest(BaseModel):
     resolution: Literal["source", "target", "value"] = Field(
         description="Take the source's value, keep the target's, or set `value`."
     )
-    value: Any = Field(default=None, description="The value, for resolution value.")
+    value: object = Field(default=None, description="The value, for resolution value.")
 
 
 @router.post(
@@ -383,7 +387,7 @@ class ResolutionItem(BaseModel):
     ref: str = Field(description="Kind/key of a Record, or relation:from->to of a Link.")
     attribute: str | None = Field(default=None, description="The Attribute; none for a whole one.")
     resolution: Literal["source", "target", "value"]
-    value: Any = None
+    value: object = None
 
 
 class BranchMergeRequest(BaseModel):

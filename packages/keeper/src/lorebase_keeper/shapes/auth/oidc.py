@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from pydantic import Field
 
+from lorebase_core.values import JsonValue
 from lorebase_keeper.shapes.common import Shape
 
 
@@ -18,3 +21,15 @@ class OidcConfiguration(Shape):
     scopes: list[str]
     redirect_uris: list[str] = Field(description="Redirect URIs a sign-in may name.")
     audience: list[str] = Field(description="aud values Keeper accepts in bearer tokens.")
+
+
+class OidcConfigurationJson(TypedDict):
+    issuer: str
+    client_id: str | None
+    # as the issuer's discovery document gives them
+    authorization_endpoint: JsonValue
+    token_endpoint: JsonValue
+    device_authorization_endpoint: JsonValue
+    scopes: list[str]
+    redirect_uris: list[str]
+    audience: list[str]

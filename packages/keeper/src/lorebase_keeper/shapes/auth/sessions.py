@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from lorebase_keeper.shapes.common import Shape
@@ -17,6 +19,16 @@ class SessionAnswer(Shape):
     csrf_token: str = Field(
         description="Send it as X-CSRF-Token with every unsafe request carrying the cookie."
     )
+
+
+class SessionAnswerJson(TypedDict):
+    principal: str
+    type: str
+    method: str
+    created_at: str
+    expires_at: str
+    idle_expires_at: str
+    csrf_token: str
 
 
 class ApiKeySignIn(BaseModel):

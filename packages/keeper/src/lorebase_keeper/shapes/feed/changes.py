@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from pydantic import ConfigDict, Field
 
-from lorebase_keeper.shapes.common import Origin, Shape
+from lorebase_keeper.shapes.common import JsonObject, Origin, Shape
 
 
 class RevisionEvent(Shape):
@@ -49,9 +49,9 @@ class OperationEvent(Shape):
     principal: str
     revisions: list[str]
     head: str
-    parameters: dict[str, Any]
+    parameters: dict[str, object]
     edit_count: int
-    edits: list[dict[str, Any]] = Field(description="Values the reader may not read are ***.")
+    edits: list[dict[str, object]] = Field(description="Values the reader may not read are ***.")
     edits_truncated: bool
 
 
@@ -64,3 +64,12 @@ class ChangesAnswer(Shape):
     events: list[RevisionEvent]
     next_since: str | None = Field(description="Pass it as `since` to continue.")
     more: bool = Field(description="The page was cut: ask again with next_since at once.")
+
+
+class ChangesAnswerJson(TypedDict):
+    domain: str
+    branch: str
+    revision: str | None
+    events: list[JsonObject]  # `RevisionEvent`s, as the store gives them
+    next_since: str | None
+    more: bool

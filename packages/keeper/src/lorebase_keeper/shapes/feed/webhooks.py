@@ -3,11 +3,11 @@ the secret in the answer that creates a webhook."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import Field
 
-from lorebase_keeper.shapes.common import Shape
+from lorebase_keeper.shapes.common import JsonObject, Shape
 
 
 class Webhook(Shape):
@@ -43,9 +43,20 @@ class WebhookList(Shape):
     webhooks: list[Webhook]
 
 
+class WebhookListJson(TypedDict):
+    domain: str
+    webhooks: list[JsonObject]  # `Webhook`s, as the store gives them
+
+
 class WebhookDeleted(Shape):
     """A webhook removed, with how many of its deliveries (pending or finished) went with it."""
 
+    id: str
+    deleted: Literal[True]
+    deliveries_dropped: int
+
+
+class WebhookDeletedJson(TypedDict):
     id: str
     deleted: Literal[True]
     deliveries_dropped: int
@@ -71,4 +82,10 @@ class Delivery(Shape):
 class DeliveryList(Shape):
     webhook_id: str
     deliveries: list[Delivery] = Field(description="Newest event first.")
+    next_cursor: str | None
+
+
+class DeliveryListJson(TypedDict):
+    webhook_id: str
+    deliveries: list[JsonObject]  # `Delivery`s, as the store gives them
     next_cursor: str | None

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import Field
 
-from lorebase_keeper.shapes.common import Shape
+from lorebase_keeper.shapes.common import JsonObject, Shape
 
 
 class ReadAuditItem(Shape):
@@ -19,7 +19,7 @@ class ReadAuditItem(Shape):
     route: str = Field(description="The route template read.")
     branch: str | None
     revision: str | None
-    refs: list[dict[str, Any]] = Field(description="Records and Links the answer named.")
+    refs: list[dict[str, object]] = Field(description="Records and Links the answer named.")
     status: int
 
 
@@ -32,10 +32,16 @@ class WriteAuditItem(Shape):
     at: str
     action: str
     target: str
-    details: dict[str, Any]
+    details: dict[str, object]
 
 
 class AuditPageAnswer(Shape):
     domain: str
     entries: list[ReadAuditItem | WriteAuditItem] = Field(description="Newest first.")
+    next_cursor: str | None
+
+
+class AuditPageAnswerJson(TypedDict):
+    domain: str
+    entries: list[JsonObject]  # `ReadAuditItem`s and `WriteAuditItem`s, as the store gives them
     next_cursor: str | None

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import Field
 
-from lorebase_keeper.shapes.common import Shape, Stamped, Values
-from lorebase_keeper.shapes.reads.queries import GraphLink, QueryRequest
+from lorebase_core.query import QueryRequest
+from lorebase_keeper.shapes.common import JsonObject, Shape, Stamped, StampedJson, Values
+from lorebase_keeper.shapes.reads.queries import GraphLink
 
 
 class ContextRequest(Shape):
@@ -115,13 +116,29 @@ class TrimStep(Shape):
     count: int
 
 
+class TrimStepJson(TypedDict):
+    step: str
+    count: int
+
+
 class Budget(Shape):
     limit_tokens: int
     used_tokens: int
     chars_per_token: float
     sections: dict[str, int]
     trimmed: list[TrimStep]
-    omitted: dict[str, Any]
+    omitted: dict[str, object]
+    over_budget: bool
+    capped: bool
+
+
+class BudgetJson(TypedDict):
+    limit_tokens: int
+    used_tokens: int
+    chars_per_token: float
+    sections: dict[str, int]
+    trimmed: list[TrimStepJson]
+    omitted: dict[str, str]
     over_budget: bool
     capped: bool
 
@@ -137,3 +154,19 @@ class ContextAnswer(Stamped):
     recent_changes: list[RecentChange | ImportedRecords] | None = None
     lineage: list[LineageEntry] | None = None
     budget: Budget
+
+
+class PackSections(TypedDict, total=False):
+    """The sections the budget kept, as `lorebase_core.context.section_json` makes them."""
+
+    seeds: list[JsonObject]
+    neighbors: list[JsonObject]
+    links: dict[str, list[JsonObject]]
+    schema: JsonObject
+    recent_changes: list[JsonObject]
+    lineage: list[JsonObject]
+
+
+class ContextAnswerJson(StampedJson, PackSections):
+    etag: str
+    budget: BudgetJson

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from pydantic import Field
 
-from lorebase_keeper.shapes.common import Origin, Provenance, Shape, Stamped, Values
+from lorebase_core.values import JsonValue
+from lorebase_keeper.shapes.common import (
+    JsonObject,
+    Origin,
+    OriginJson,
+    Provenance,
+    Shape,
+    Stamped,
+    StampedJson,
+    Values,
+)
 
 
 class Change(Shape):
@@ -31,11 +41,24 @@ class HistoryPage(Stamped):
     next_cursor: str | None
 
 
+class HistoryPageJson(StampedJson):
+    ref: str
+    changes: list[JsonObject]
+    next_cursor: str | None
+
+
 class LineageAnswer(Stamped):
     """GET .../lineage."""
 
     ref: str
     attributes: dict[str, Provenance]
+    changes: int
+    changes_truncated: bool
+
+
+class LineageAnswerJson(StampedJson):
+    ref: str
+    attributes: dict[str, JsonObject]
     changes: int
     changes_truncated: bool
 
@@ -48,11 +71,19 @@ class Created(Shape):
     message: str
 
 
+class CreatedJson(TypedDict):
+    revision: str
+    at: str
+    author: str
+    origin: OriginJson
+    message: str
+
+
 class ExplainedAttribute(Shape):
     """A value and its provenance (all null for a value the caller may not read)."""
 
     name: str
-    value: Any
+    value: object
     revision: str | None
     origin: Origin | None
     actor: str | None
@@ -70,7 +101,19 @@ class ExplainedLink(Shape):
     revision: str
 
 
+class ExplainedLinkJson(TypedDict):
+    relation: str
+    direction: Literal["forward", "inverse"]
+    ref: str
+    revision: str
+
+
 class ProposalLink(Shape):
+    id: str
+    url: str
+
+
+class ProposalLinkJson(TypedDict):
     id: str
     url: str
 
@@ -79,7 +122,7 @@ class ExplainAnswer(Stamped):
     """GET .../explain (format=json)."""
 
     ref: str
-    title: Any
+    title: object
     changes: int
     changes_truncated: bool
     created: Created
@@ -87,3 +130,15 @@ class ExplainAnswer(Stamped):
     links: list[ExplainedLink]
     links_truncated: bool
     proposals: list[ProposalLink]
+
+
+class ExplainAnswerJson(StampedJson):
+    ref: str
+    title: JsonValue
+    changes: int
+    changes_truncated: bool
+    created: CreatedJson
+    attributes: list[JsonObject]  # `ExplainedAttribute`: a value and the store's provenance
+    links: list[ExplainedLinkJson]
+    links_truncated: bool
+    proposals: list[ProposalLinkJson]

@@ -1,83 +1,22 @@
 """POST /query, /traverse, /neighborhood and /resolve: their requests and answers.
 
-The request models describe the bodies for the document; the parsers of `lorebase_core`
-(`parse_query`, `parse_traverse`, `parse_neighborhood`) and `routes.resolve.parse_resolve` stay
-the validators, so every problem is listed with its path as before.
+The request of POST /query is described once, in `lorebase_core.query` (`QueryRequest`, whose
+members `parse_query` reads); the other request models describe their bodies for the document.
+The parsers of `lorebase_core` (`parse_query`, `parse_traverse`, `parse_neighborhood`) and
+`routes.resolve.parse_resolve` stay the validators, so every problem is listed with its path as
+before.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeAlias
+from typing import Literal, NotRequired, TypeAlias, TypedDict
 
 from pydantic import ConfigDict, Field
 
-from lorebase_keeper.shapes.common import Shape, Stamped, Values
-
-Operator = Literal["eq", "ne", "lt", "lte", "gt", "gte", "in", "contains", "starts_with", "is_null"]
-
-
-class Comparison(Shape):
-    """`{"attr": ..., "op": ..., "value": ...}`: a list for `in`, a boolean for `is_null`."""
-
-    attr: str
-    op: Operator
-    value: Any = None
-
-
-class RelationCount(Shape):
-    op: Literal["eq", "ne", "lt", "lte", "gt", "gte"]
-    value: int
-
-
-class RelationPredicate(Shape):
-    """Records across a Relation (forward or inverse name) matching `where`, or counted."""
-
-    rel: str
-    where: Predicate | None = None
-    count: RelationCount | None = None
-
-
-class AllOf(Shape):
-    and_: list[Predicate] = Field(alias="and")
-
-
-class AnyOf(Shape):
-    or_: list[Predicate] = Field(alias="or")
-
-
-class NoneOf(Shape):
-    not_: Predicate = Field(alias="not")
-
-
-Predicate: TypeAlias = AllOf | AnyOf | NoneOf | Comparison | RelationPredicate
-
-
-class OrderKey(Shape):
-    attr: str
-    dir: Literal["asc", "desc"] = "asc"
-
-
-class Aggregate(Shape):
-    group_by: str | None = None
-    metrics: dict[str, dict[Literal["count", "sum", "avg", "min", "max"], str]] = Field(
-        default_factory=dict, description='name to {"count": "*"}, {"avg": "risk_score"} ...'
-    )
-
-
-class QueryRequest(Shape):
-    """The query DSL (docs/query.md): one of kind or trait."""
-
-    kind: str | None = None
-    trait: str | None = None
-    where: Predicate | None = None
-    select: list[str] | None = None
-    order_by: list[OrderKey] | None = None
-    limit: int | None = None
-    cursor: str | None = None
-    aggregate: Aggregate | None = None
-    branch: str | None = None
-    at: str | None = None
-    coverage: bool | None = Field(default=None, description="false: no coverage block.")
+from lorebase_core.query import PredicateRequest as Predicate
+from lorebase_core.query import QueryRequest
+from lorebase_core.query import RelationCountRequest as RelationCount
+from lorebase_keeper.shapes.common import JsonObject, Shape, Stamped, StampedJson, Values
 
 
 class CoveredKind(Shape):
@@ -107,15 +46,27 @@ class ClosestTerm(Shape):
     records: int = Field(description="Records whose value holds it.")
 
 
+class ClosestTermJson(TypedDict):
+    term: str
+    records: int
+
+
 class FilterCheck(Shape):
     """One filter of an empty answer's where, counted alone."""
 
     path: str = Field(description="Where the filter is in the request, e.g. where.and[0].")
-    filter: dict[str, Any] = Field(description="The filter as checked, in canonical form.")
+    filter: dict[str, object] = Field(description="The filter as checked, in canonical form.")
     records: int = Field(description="Records of the queried Kinds it matches on its own.")
     closest: list[ClosestTerm] | None = Field(
         default=None, description="A text filter matching nothing: the nearest stored terms."
     )
+
+
+class FilterCheckJson(TypedDict):
+    path: str
+    filter: JsonObject
+    records: int
+    closest: NotRequired[list[ClosestTermJson]]
 
 
 class EmptyAnswer(Shape):
@@ -128,12 +79,18 @@ class EmptyAnswer(Shape):
     skipped: int = Field(description="Checks not run past read.query.explain_empty_max_checks.")
 
 
+class EmptyAnswerJson(TypedDict):
+    filters: list[FilterCheckJson]
+    combination: bool
+    skipped: int
+
+
 class Coverage(Shape):
     """How much of the data a filter could see (docs/query.md)."""
 
     kinds: list[CoveredKind]
     attributes: list[CoveredAttribute]
-    sources: list[Any]
+    sources: list[object]
     notes: list[str]
     omitted: str | None = Field(default=None, description="Why no statistics are given.")
     unknown: list[UnknownPhrase] | None = Field(default=None, description="POST /resolve only.")
@@ -154,7 +111,7 @@ class QueryGroup(Shape):
 
     model_config = ConfigDict(extra="allow")
 
-    key: Any = Field(description="The group's value (null: no value).")
+    key: object = Field(description="The group's value (null: no value).")
     count: int
 
 
@@ -168,6 +125,32 @@ class QueryAnswer(Stamped):
     groups: list[QueryGroup] | None = None
     next_cursor: str | None
     coverage: Coverage | None = None
+
+
+class QueryTarget(TypedDict, total=False):
+    """What a query read: a Kind, or a Trait and its Kinds."""
+
+    kind: str
+    trait: str
+    kinds: list[str]
+
+
+class QueryRows(TypedDict, total=False):
+    """Records (`QueryRecord`s), or groups for an aggregate (`QueryGroup`s), as the store
+    gives them."""
+
+    records: list[JsonObject]
+    groups: list[JsonObject]
+
+
+class WithCoverage(TypedDict, total=False):
+    """The coverage block (`Coverage`) of POST /query and /resolve, unless asked without."""
+
+    coverage: JsonObject
+
+
+class QueryAnswerJson(StampedJson, QueryTarget, QueryRows, WithCoverage):
+    next_cursor: str | None
 
 
 Hop: TypeAlias = str | dict[Literal["rel"], str]
@@ -293,6 +276,11 @@ class Skipped(Shape):
     reason: str
 
 
+class SkippedJson(TypedDict):
+    level: str
+    reason: str
+
+
 class ResolveAnswer(Stamped):
     candidates: list[Candidate]
     suggestions: list[Suggestion]
@@ -302,5 +290,9 @@ class ResolveAnswer(Stamped):
     coverage: Coverage | None = None
 
 
-for _model in (RelationPredicate, AllOf, AnyOf, NoneOf, QueryRequest):
-    _model.model_rebuild()
+class ResolveAnswerJson(StampedJson, WithCoverage):
+    candidates: list[JsonObject]
+    suggestions: list[JsonObject]
+    truncated: bool
+    unmatched: list[str]
+    skipped: list[SkippedJson]

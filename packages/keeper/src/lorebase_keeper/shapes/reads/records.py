@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, NotRequired, TypedDict
 
 from pydantic import Field
 
 from lorebase_core.access import ReadScope
 from lorebase_core.schema import KindDef, RelationDef
-from lorebase_keeper.shapes.common import Provenance, Shape, Stamped, Values
+from lorebase_core.values import JsonValue
+from lorebase_keeper.shapes.common import (
+    JsonObject,
+    Provenance,
+    Shape,
+    Stamped,
+    StampedJson,
+    Values,
+    ValuesJson,
+)
 from lorebase_store import Lineage, LinkVersion, RecordVersion
 
 
-def title_of(kind: KindDef, values: dict[str, Any], scope: ReadScope) -> Any:
+def title_of(kind: KindDef, values: ValuesJson, scope: ReadScope) -> JsonValue:
     """The value of the Kind's title Attribute (None when it has none or it is masked)."""
     if kind.title is None or kind.title not in values:
         return None
@@ -24,7 +33,7 @@ def title_of(kind: KindDef, values: dict[str, Any], scope: ReadScope) -> Any:
 
 def record_json(
     kind_name: str, kind: KindDef, record: RecordVersion, scope: ReadScope
-) -> dict[str, Any]:
+) -> RecordSummaryJson:
     return {
         "ref": f"{kind_name}/{record.key}",
         "kind": kind_name,
@@ -35,7 +44,7 @@ def record_json(
     }
 
 
-def lineage_json(kind: KindDef, found: Lineage, scope: ReadScope) -> dict[str, Any]:
+def lineage_json(kind: KindDef, found: Lineage, scope: ReadScope) -> dict[str, JsonObject]:
     """Where each value came from, masked Attributes left out: whether one has an entry would
     tell whether it is set."""
     masked = set(scope.masked_names(kind.attributes))
@@ -46,15 +55,15 @@ def lineage_json(kind: KindDef, found: Lineage, scope: ReadScope) -> dict[str, A
     }
 
 
-def _ordered(kind: KindDef, values: dict[str, Any]) -> dict[str, Any]:
+def _ordered(kind: KindDef, values: ValuesJson) -> ValuesJson:
     """Values in the order the schema declares the Attributes."""
     return {name: values[name] for name in kind.attributes if name in values}
 
 
 def link_json(
     relation: RelationDef, link: LinkVersion, scope: ReadScope, *, name: str
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {
+) -> LinkEntryJson:
+    entry: LinkEntryJson = {
         "relation": name,
         "from": f"{relation.from_kind}/{link.from_key}",
         "to": f"{relation.to_kind}/{link.to_key}",
@@ -72,10 +81,21 @@ class RecordSummary(Shape):
     ref: str = Field(description="Kind/key.")
     kind: str
     key: str
-    title: Any = Field(description="The value of the Kind's title Attribute (null: none, masked).")
+    title: object = Field(
+        description="The value of the Kind's title Attribute (null: none, masked)."
+    )
     values: Values = Field(
         description="In declared order; `***` for values the caller may not read."
     )
+    updated_revision: str
+
+
+class RecordSummaryJson(TypedDict):
+    ref: str
+    kind: str
+    key: str
+    title: JsonValue
+    values: ValuesJson
     updated_revision: str
 
 
@@ -90,11 +110,28 @@ class RecordAnswer(Stamped, RecordSummary):
     )
 
 
+class RecordDetails(TypedDict, total=False):
+    """What GET /kinds/{kind}/records/{key} adds when asked (`links=true`, `lineage=true`)."""
+
+    links: dict[str, int]
+    lineage: dict[str, JsonObject]
+
+
+class RecordAnswerJson(StampedJson, RecordSummaryJson, RecordDetails):
+    pass
+
+
 class RecordsPage(Stamped):
     """GET /kinds/{kind}/records."""
 
     kind: str
     records: list[RecordSummary]
+    next_cursor: str | None
+
+
+class RecordsPageJson(StampedJson):
+    kind: str
+    records: list[RecordSummaryJson]
     next_cursor: str | None
 
 
@@ -106,6 +143,12 @@ class LinkEntry(Shape):
     values: Values | None = Field(default=None, description="Only when the Link has values.")
 
 
+LinkEntryJson = TypedDict(
+    "LinkEntryJson",
+    {"relation": str, "from": str, "to": str, "revision": str, "values": NotRequired[ValuesJson]},
+)
+
+
 class LinksPage(Stamped):
     """GET /kinds/{kind}/records/{key}/links/{relation}."""
 
@@ -114,4 +157,13 @@ class LinksPage(Stamped):
     direction: Literal["forward", "inverse"]
     target_kind: str
     links: list[LinkEntry]
+    next_cursor: str | None
+
+
+class LinksPageJson(StampedJson):
+    ref: str
+    relation: str
+    direction: Literal["forward", "inverse"]
+    target_kind: str
+    links: list[LinkEntryJson]
     next_cursor: str | None

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from pydantic import Field
 
-from lorebase_keeper.shapes.common import Origin, Shape, Values
+from lorebase_keeper.shapes.common import JsonObject, Origin, Shape, Values
 
 
 class DiffEntry(Shape):
@@ -24,6 +24,19 @@ class DiffAnswer(Shape):
     to: str
     records: list[DiffEntry]
     links: list[DiffEntry]
+
+
+DiffAnswerJson = TypedDict(
+    "DiffAnswerJson",
+    {
+        "domain": str,
+        "revision": str,
+        "from": str,
+        "to": str,
+        "records": list[JsonObject],
+        "links": list[JsonObject],
+    },
+)
 
 
 class Branch(Shape):
@@ -54,7 +67,17 @@ class BranchesAnswer(Shape):
     branches: list[Branch]
 
 
+class BranchesAnswerJson(TypedDict):
+    domain: str
+    branches: list[JsonObject]  # `Branch`es, as the store gives them
+
+
 class TagEntry(Shape):
+    name: str
+    revision: str
+
+
+class TagEntryJson(TypedDict):
     name: str
     revision: str
 
@@ -62,6 +85,11 @@ class TagEntry(Shape):
 class TagsAnswer(Shape):
     domain: str
     tags: list[TagEntry]
+
+
+class TagsAnswerJson(TypedDict):
+    domain: str
+    tags: list[TagEntryJson]
 
 
 class TagAnswer(Shape):
@@ -74,7 +102,7 @@ class TagAnswer(Shape):
     branch: str
     parents: list[str]
     generation: int
-    stats: dict[str, Any]
+    stats: dict[str, object]
     origin: Origin
     author: str
     message: str

@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal, NotRequired, TypedDict
 
 from pydantic import Field
 
 from lorebase_core.access import ReadScope
 from lorebase_core.schema import AttributeDef, KindDef, RelationDef, Schema, ValueRules
-from lorebase_keeper.shapes.common import Shape, Stamped, ValueRulesShape
+from lorebase_keeper.shapes.common import (
+    JsonObject,
+    Shape,
+    Stamped,
+    StampedJson,
+    ValueRulesShape,
+)
 from lorebase_keeper.shapes.writes.operations import OperationEntry
 
 
-def _rules_json(name: str, rules: ValueRules) -> dict[str, Any]:
-    entry: dict[str, Any] = {"name": name, "type": rules.type}
+def _rules_json(name: str, rules: ValueRules) -> RulesJson:
+    entry: RulesJson = {"name": name, "type": rules.type}
     if rules.description:
         entry["description"] = rules.description
-    for member in ("required", "pattern", "min", "max", "min_length", "max_length"):
-        value = getattr(rules, member)
-        if value is not None and value is not False:  # a bound of 0 is a bound
-            entry[member] = value
+    if rules.required:
+        entry["required"] = True
+    # a bound of 0 is a bound
+    if rules.pattern is not None:
+        entry["pattern"] = rules.pattern
+    if rules.min is not None:
+        entry["min"] = rules.min
+    if rules.max is not None:
+        entry["max"] = rules.max
+    if rules.min_length is not None:
+        entry["min_length"] = rules.min_length
+    if rules.max_length is not None:
+        entry["max_length"] = rules.max_length
     if rules.values:
         entry["values"] = list(rules.values)
     if rules.sensitivity:
@@ -36,7 +51,7 @@ def _rules_json(name: str, rules: ValueRules) -> dict[str, Any]:
     return entry
 
 
-def kind_json(name: str, kind: KindDef) -> dict[str, Any]:
+def kind_json(name: str, kind: KindDef) -> KindEntryJson:
     return {
         "name": name,
         "description": kind.description,
@@ -48,7 +63,7 @@ def kind_json(name: str, kind: KindDef) -> dict[str, Any]:
     }
 
 
-def relation_json(name: str, relation: RelationDef) -> dict[str, Any]:
+def relation_json(name: str, relation: RelationDef) -> RelationEntryJson:
     return {
         "name": name,
         "inverse": relation.inverse,
@@ -62,43 +77,48 @@ def relation_json(name: str, relation: RelationDef) -> dict[str, Any]:
     }
 
 
-def schema_json(schema: Schema, scope: ReadScope) -> dict[str, Any]:
+def _lens_json(name: str, schema: Schema, scope: ReadScope) -> LensEntryJson | None:
+    """A lens as the caller sees it; None when none of its Kinds is readable (for this caller
+    the lens does not exist)."""
+    lens = schema.lenses[name]
+    lens_kinds = [kind for kind in lens.kinds if scope.kind_visible(kind)]
+    lens_traits = [
+        trait
+        for trait in lens.traits
+        if any(scope.kind_visible(kind) for kind in schema.kinds_implementing(trait))
+    ]
+    if not lens_kinds and not lens_traits:
+        return None
+    entry: LensEntryJson = {
+        "name": name,
+        "description": lens.description,
+        "kinds": lens_kinds,
+        "traits": lens_traits,
+        "relations": [
+            relation
+            for relation in lens.relations
+            if scope.relation_visible(schema, schema.relation_end(relation).name)
+        ],
+    }
+    if lens.depth is not None:
+        entry["depth"] = lens.depth
+    if lens.budget_tokens is not None:
+        entry["budget_tokens"] = lens.budget_tokens
+    if lens.include_schema is not None:
+        entry["include_schema"] = lens.include_schema
+    if lens.include_recent_changes is not None:
+        entry["include_recent_changes"] = lens.include_recent_changes
+    if lens.include_lineage is not None:
+        entry["include_lineage"] = lens.include_lineage
+    return entry
+
+
+def schema_json(schema: Schema, scope: ReadScope) -> SchemaDocument:
     """The part of the schema the caller may read: invisible Kinds are simply not there."""
     kinds = scope.visible_kinds(schema)
     relations = scope.visible_relations(schema)
-    lenses = []
-    for name, lens in schema.lenses.items():
-        lens_kinds = [kind for kind in lens.kinds if scope.kind_visible(kind)]
-        lens_traits = [
-            trait
-            for trait in lens.traits
-            if any(scope.kind_visible(kind) for kind in schema.kinds_implementing(trait))
-        ]
-        if not lens_kinds and not lens_traits:
-            continue  # a lens none of whose Kinds is readable does not exist for this caller
-        entry: dict[str, Any] = {
-            "name": name,
-            "description": lens.description,
-            "kinds": lens_kinds,
-            "traits": lens_traits,
-            "relations": [
-                relation
-                for relation in lens.relations
-                if scope.relation_visible(schema, schema.relation_end(relation).name)
-            ],
-        }
-        for member in (
-            "depth",
-            "budget_tokens",
-            "include_schema",
-            "include_recent_changes",
-            "include_lineage",
-        ):
-            value = getattr(lens, member)
-            if value is not None:
-                entry[member] = value
-        lenses.append(entry)
-    traits = [
+    lenses = [_lens_json(name, schema, scope) for name in schema.lenses]
+    traits: list[TraitEntryJson] = [
         {
             "name": name,
             "description": trait.description,
@@ -116,7 +136,7 @@ def schema_json(schema: Schema, scope: ReadScope) -> dict[str, Any]:
         "kinds": [kind_json(name, schema.kinds[name]) for name in kinds],
         "relations": [relation_json(name, schema.relations[name]) for name in relations],
         "traits": [trait for trait in traits if trait["kinds"]],
-        "lenses": lenses,
+        "lenses": [lens for lens in lenses if lens is not None],
         "search": {"embedding": embedding.model_dump() if embedding is not None else None},
     }
 
@@ -133,6 +153,24 @@ class Rules(ValueRulesShape):
     derived: str | None = Field(default=None, description="The expression of a derived value.")
 
 
+class RulesJson(TypedDict):
+    name: str
+    type: str
+    description: NotRequired[str]
+    required: NotRequired[bool]
+    pattern: NotRequired[str]
+    min: NotRequired[int | float | str]
+    max: NotRequired[int | float | str]
+    min_length: NotRequired[int]
+    max_length: NotRequired[int]
+    values: NotRequired[list[str]]
+    sensitivity: NotRequired[list[str]]
+    unique: NotRequired[bool]
+    aliases: NotRequired[list[str]]
+    vocabulary: NotRequired[Literal["iso3166", "iso4217"]]
+    derived: NotRequired[str]
+
+
 class KindEntry(Shape):
     name: str
     description: str
@@ -141,6 +179,16 @@ class KindEntry(Shape):
     aliases: list[str]
     traits: list[str]
     attributes: list[Rules]
+
+
+class KindEntryJson(TypedDict):
+    name: str
+    description: str
+    key: list[str]
+    title: str | None
+    aliases: list[str]
+    traits: list[str]
+    attributes: list[RulesJson]
 
 
 class RelationEntry(Shape):
@@ -155,10 +203,33 @@ class RelationEntry(Shape):
     attributes: list[Rules]
 
 
+RelationEntryJson = TypedDict(
+    "RelationEntryJson",
+    {
+        "name": str,
+        "inverse": str | None,
+        "aliases": list[str],
+        "from": str,
+        "to": str,
+        "cardinality": str,
+        "required_from": bool,
+        "description": str,
+        "attributes": list[RulesJson],
+    },
+)
+
+
 class TraitEntry(Shape):
     name: str
     description: str
     attributes: list[Rules]
+    kinds: list[str]
+
+
+class TraitEntryJson(TypedDict):
+    name: str
+    description: str
+    attributes: list[RulesJson]
     kinds: list[str]
 
 
@@ -175,8 +246,25 @@ class LensEntry(Shape):
     include_lineage: bool | None = None
 
 
+class LensEntryJson(TypedDict):
+    name: str
+    description: str
+    kinds: list[str]
+    traits: list[str]
+    relations: list[str]
+    depth: NotRequired[int]
+    budget_tokens: NotRequired[int]
+    include_schema: NotRequired[bool]
+    include_recent_changes: NotRequired[bool]
+    include_lineage: NotRequired[bool]
+
+
 class SearchSettingsEntry(Shape):
-    embedding: dict[str, Any] | None = Field(description="model and dimensions, or null.")
+    embedding: dict[str, object] | None = Field(description="model and dimensions, or null.")
+
+
+class SearchSettingsEntryJson(TypedDict):
+    embedding: JsonObject | None
 
 
 class SchemaAnswer(Stamped):
@@ -196,6 +284,24 @@ class SchemaAnswer(Stamped):
     )
 
 
+class SchemaDocument(TypedDict):
+    """What `schema_json` makes of a schema: `SchemaAnswer` without its stamp and Operations."""
+
+    digest: str
+    title: str
+    description: str
+    examples: list[str]
+    kinds: list[KindEntryJson]
+    relations: list[RelationEntryJson]
+    traits: list[TraitEntryJson]
+    lenses: list[LensEntryJson]
+    search: SearchSettingsEntryJson
+
+
+class SchemaAnswerJson(StampedJson, SchemaDocument):
+    operations: list[JsonObject]
+
+
 class CompactRelation(Shape):
     name: str
     inverse: str | None
@@ -207,6 +313,19 @@ class CompactRelation(Shape):
     )
 
 
+CompactRelationJson = TypedDict(
+    "CompactRelationJson",
+    {
+        "name": str,
+        "inverse": str | None,
+        "from": str,
+        "to": str,
+        "cardinality": str,
+        "attributes": NotRequired[dict[str, str]],
+    },
+)
+
+
 class CompactKind(Shape):
     name: str
     key: list[str]
@@ -216,6 +335,13 @@ class CompactKind(Shape):
     )
 
 
+class CompactKindJson(TypedDict):
+    name: str
+    key: list[str]
+    title: str | None
+    attributes: dict[str, str]
+
+
 class SchemaCompactAnswer(Stamped):
     """GET /schema?format=compact: names, keys and types, Relations first (docs/api.md)."""
 
@@ -223,5 +349,14 @@ class SchemaCompactAnswer(Stamped):
     title: str
     relations: list[CompactRelation]
     kinds: list[CompactKind]
+    lenses: list[str]
+    operations: list[str]
+
+
+class SchemaCompactAnswerJson(StampedJson):
+    digest: str
+    title: str
+    relations: list[CompactRelationJson]
+    kinds: list[CompactKindJson]
     lenses: list[str]
     operations: list[str]

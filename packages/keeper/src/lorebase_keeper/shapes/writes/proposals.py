@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field
 
@@ -57,7 +57,7 @@ class Proposal(Shape):
     created_by: str
     created_at: str
     updated_at: str
-    executions: list[dict[str, Any]]
+    executions: list[dict[str, object]]
     approval: Approval
     reviews: list[Review]
     conflicts: ConflictCounts
@@ -91,12 +91,12 @@ class ConflictEntry(Shape):
     ref: str
     attribute: str | None
     code: str
-    base: Any
-    source: Any
-    target: Any
+    base: object
+    source: object
+    target: object
     status: Literal["open", "resolved"]
     resolution: str | None
-    value: Any
+    value: object
     resolved_by: str | None
     resolved_at: str | None
 
@@ -132,8 +132,8 @@ class DryRun(Shape):
     operation: str
     branch: str
     revision: str | None
-    parameters: dict[str, Any]
-    edits: list[dict[str, Any]]
+    parameters: dict[str, object]
+    edits: list[dict[str, object]]
     edit_count: int
     violations: list[Issue]
     review: ReviewNeed
