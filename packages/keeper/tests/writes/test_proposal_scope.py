@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.conftest import supply_with_operations
+from packages.keeper.tests.conftest import ROOT, supply_with_operations
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.http.paging import encode_cursor
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.anyio
 
 API = "/api/v1/domains/supply"
 AGENT = "svc_agent"
-SUPPLY = Path(__file__).parents[3] / "examples" / "supply"
+SUPPLY = ROOT / "examples" / "supply"
 
 OPERATIONS = """
   update_part:

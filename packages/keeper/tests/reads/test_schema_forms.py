@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import httpx
 import pytest
-from packages.keeper.tests.test_context_lean import _admin
+from packages.keeper.tests.reads.test_context_pack import _admin
 
 from lorebase_keeper.testing import Keys, assert_problem
 from lorebase_platform.settings import Settings

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 from packages.keeper.tests.conftest import api_key_settings, supply_with_operations
-from packages.keeper.tests.test_proposal_scope import OPERATIONS, SUPPLY
+from packages.keeper.tests.writes.test_proposal_scope import OPERATIONS, SUPPLY
 
 from lorebase_core.schema import load_schema
 from lorebase_keeper.app import create_app

@@ -10,20 +10,20 @@ from __future__ import annotations
 import csv
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 import pytest
 import yaml
+from packages.keeper.tests.conftest import ROOT
 
 from lorebase_core.changes import DeleteLink, DeleteRecord, UpsertLink, UpsertRecord
 from lorebase_keeper.testing import assert_problem
 from lorebase_store import Store
 from lorebase_store.testing import commit_changes
 
-EXAMPLE = Path(__file__).parents[3] / "examples" / "supply"
+EXAMPLE = ROOT / "examples" / "supply"
 SUPPLY = "/api/v1/domains/supply"
 S_1001 = f"{SUPPLY}/kinds/Supplier/records/S-1001"
 

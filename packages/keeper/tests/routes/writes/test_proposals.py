@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from packages.keeper.tests.test_writes import AGENT, API, FLAG, Callers
+from packages.keeper.tests.routes.writes.test_operations import AGENT, API, FLAG, Callers
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.testing import assert_problem

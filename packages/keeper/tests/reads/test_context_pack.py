@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
-from packages.keeper.tests.test_context import check_tokens, dumps
+from packages.keeper.tests.conftest import ROOT
+from packages.keeper.tests.routes.reads.test_context import check_tokens, dumps
 
 from lorebase_keeper.app import create_app
 from lorebase_keeper.testing import Keys, assert_problem
@@ -19,7 +20,6 @@ from lorebase_platform.settings import TRIM_STEPS, Settings
 from lorebase_store import Store, import_directory
 
 pytestmark = pytest.mark.anyio
-ROOT = Path(__file__).parents[3]
 LIBRARY = ROOT / "tests" / "data" / "library"
 BIG = 32000
 
