@@ -23,7 +23,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from lorebase_core.errors import SignInUnavailable, Unauthorized
 from lorebase_core.sessions import SESSION_ID, session_digest
 from lorebase_keeper.auth.authz import Principal, local_admin
-from lorebase_keeper.auth.oidc import OidcAuthenticator, OidcSignIn
+from lorebase_keeper.auth.oidc.authenticator import OidcAuthenticator
+from lorebase_keeper.auth.oidc.sign_in import OidcSignIn
 from lorebase_keeper.auth.rate_limits import RequestLimits
 from lorebase_keeper.http.session_cookie import cookie_name
 from lorebase_keeper.trace.context import current_step

@@ -19,7 +19,7 @@ import click
 from lorebase_core.access import SENSITIVITY_TAGS
 from lorebase_core.errors import DomainNotFound, KindNotFound, LorebaseError
 from lorebase_keeper.auth.authz import ROLES
-from lorebase_keeper.cli.commands import command_settings, config_option, database_option
+from lorebase_keeper.cli.options import command_settings, config_option, database_option
 from lorebase_store import Store
 
 F = TypeVar("F", bound=Callable[..., object])

@@ -24,16 +24,10 @@ from lorebase_keeper.cli.demo import (
     demo_instructions,
     setup_demo,
 )
-from lorebase_platform.settings import AuthMode, Settings, load_settings
+from lorebase_keeper.cli.options import command_settings, config_option, database_option
+from lorebase_platform.settings import AuthMode, Settings
 from lorebase_store import ImportResult, Store, import_directory
 
-config_option = click.option(
-    "--config",
-    "config_file",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Settings file (default: $LOREBASE_CONFIG).",
-)
 scribe_option = click.option(
     "--scribe",
     "with_scribe",
@@ -41,20 +35,6 @@ scribe_option = click.option(
     help="Also run Scribe's jobs (webhook deliveries, statistics recounts, pruning) in this "
     "process, for a one-machine installation (docs/scribe.md).",
 )
-database_option = click.option(
-    "--database",
-    "database_url",
-    default=None,
-    metavar="URL",
-    help="Database URL (sqlite:///PATH or postgresql://...); overrides database.url.",
-)
-
-
-def command_settings(config_file: Path | None, database_url: str | None) -> Settings:
-    settings = load_settings(config_file)
-    if database_url:
-        settings.database.url = database_url
-    return settings
 
 
 @click.command("import")
