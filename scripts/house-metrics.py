@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = sorted(ROOT.glob("packages/*/src/lorebase_*"))
-GENERATED = ("/migrations/versions/",)
+GENERATED = ("/migrations/versions/", "/lorebase_client/_sync/")
 
 
 def python_files() -> list[Path]:
@@ -37,6 +37,19 @@ def long_functions(files: list[Path], limit: int) -> list[tuple[int, str]]:
                 if length > limit:
                     found.append((length, f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"))
     return sorted(found, reverse=True)
+
+
+def mirrored(package: str) -> tuple[int, int, list[str]]:
+    """Modules of `package` with a test file that mirrors them (tests/<folder>/test_<name>.py)."""
+    src = ROOT / "packages" / package / "src" / f"lorebase_{package}"
+    tests = ROOT / "packages" / package / "tests"
+    modules = [p for p in src.rglob("*.py") if p.name != "__init__.py" and "__pycache__" not in p.parts]
+    missing = []
+    for module in modules:
+        relative = module.relative_to(src)
+        if not (tests / relative.parent / f"test_{module.name}").exists():
+            missing.append(relative.as_posix())
+    return len(modules) - len(missing), len(modules), sorted(missing)
 
 
 def longest_chain(package: str) -> list[str]:
@@ -85,6 +98,8 @@ def main() -> None:
     keeper = [p for p in files if "/lorebase_keeper/" in p.as_posix()]
     anys = sum(len(re.findall(r"\bAny\b", p.read_text(encoding="utf-8"))) for p in keeper)
     print(f"Any in keeper: {anys} (modules: {len(keeper)})")
+    found, total, _missing = mirrored("keeper")
+    print(f"keeper modules with a mirroring test file: {found} of {total}")
     chain = longest_chain("lorebase_keeper")
     print(f"longest import chain inside keeper: {len(chain)} modules")
     print("  " + " -> ".join(m.removeprefix("lorebase_keeper.") for m in chain))
