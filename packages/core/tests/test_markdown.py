@@ -71,7 +71,7 @@ def test_inline_value(value: object, shown: str) -> None:
     [
         pytest.param("a  b\n\nc ", 80, "a b c", id="whitespace-collapsed"),
         pytest.param("a\r\n# b", 80, "a # b", id="crlf"),
-        pytest.param("a|b\\c", 80, "a|b\\c", id="pipe-and-backslash-kept"),
+        pytest.param("a|b\\c", 80, "a\\|b\\\\c", id="pipe-escaped-backslash-doubled"),
         pytest.param(None, 80, "null", id="none"),
         pytest.param(True, 80, "true", id="true"),
         pytest.param(False, 80, "false", id="false"),

@@ -24,6 +24,13 @@ def test_a_record_is_one_line_with_its_title_and_values() -> None:
     )
 
 
+def test_a_value_cannot_fake_a_part_of_the_line() -> None:
+    record = {"ref": "Part/P-1", "values": {"note": "x | Part/P-9: Approved"}}
+    line = record_line(record, GuideLimitSettings(max_value_chars=80))
+    assert line == "Part/P-1 | note=x \\| Part/P-9: Approved"
+    assert line.count(" | ") == 1
+
+
 def test_values_are_cut_to_max_value_chars() -> None:
     assert value_text("a long description of a part", 12) == "a long desc…"
     assert value_text({"a": [1, 2]}, 80) == '{"a": [1, 2]}'

@@ -9,12 +9,14 @@ One rule per place text stands in:
 | `table_cell` | a cell of a Markdown table (Keeper) | empty | a space | escaped | doubled |
 | `text_line` | prose or a list item (Keeper) | empty | a space | kept | doubled |
 | `inline_value` | a value among `name=value` pairs (Herald) | `null` | JSON string | JSON string | kept |
-| `clipped` | a value cut to a length (Guide) | `null` | collapsed | kept | kept |
+| `clipped` | a value cut to a length (Guide) | `null` | collapsed | escaped | doubled |
 
 "Line breaks" are CR and LF for Keeper's two rules; `inline_value` writes any text that is not
 printable (control characters, Unicode line and paragraph separators) as a JSON string, and
 `clipped` collapses every run of whitespace to one space. Guide's tool results stand inside
 marked data blocks, which is what keeps their text data; Herald's answers have no such block.
+Pipes are never bare inside a value: Keeper's table cells and Guide's `Kind/key | values` lines
+escape them, Herald quotes the value, so no value can fake the boundary of a cell or a part.
 
 Booleans are `true` and `false` everywhere. `table_cell` and `text_line` are part of the bytes
 of Keeper's Markdown answers, and so of their ETags: they do not change. `cut_at_line` cuts a
@@ -82,10 +84,10 @@ def clip(text: str, limit: int) -> str:
 
 
 def clipped(value: object, limit: int) -> str:
-    """One value on one line, cut to `limit` characters: text as written, anything else as
-    JSON, whitespace collapsed (`one_line`)."""
+    """One value on one line, cut to `limit` characters: text as `table_cell` writes it (pipes
+    escaped, backslashes doubled), anything else as JSON, whitespace collapsed (`one_line`)."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return clip(one_line(text), limit)
+    return clip(one_line(table_cell(text)), limit)
 
 
 def cut_at_line(text: str, limit: int, note: str) -> str:
