@@ -43,7 +43,9 @@ def mirrored(package: str) -> tuple[int, int, list[str]]:
     """Modules of `package` with a test file that mirrors them (tests/<folder>/test_<name>.py)."""
     src = ROOT / "packages" / package / "src" / f"lorebase_{package}"
     tests = ROOT / "packages" / package / "tests"
-    modules = [p for p in src.rglob("*.py") if p.name != "__init__.py" and "__pycache__" not in p.parts]
+    modules = [
+        p for p in src.rglob("*.py") if p.name != "__init__.py" and "__pycache__" not in p.parts
+    ]
     missing = []
     for module in modules:
         relative = module.relative_to(src)
