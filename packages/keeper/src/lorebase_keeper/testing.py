@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict, Unpack
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -33,15 +33,19 @@ import uvicorn
 from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.types import ASGIApp
 
+from lorebase_keeper.shapes.common import JsonObject
 from lorebase_platform.settings import Settings
 from lorebase_store import PrincipalType, Store, TraceSession, import_directory
 
 __all__ = [
     "OIDC_AUDIENCE",
     "OIDC_REDIRECT_URI",
+    "CodeFlowOptions",
     "DemoKeeper",
+    "Grant",
     "Keys",
     "OidcProvider",
+    "ServerOptions",
     "assert_problem",
     "demo_keeper",
     "free_port",
@@ -52,21 +56,30 @@ __all__ = [
 ]
 
 
+class ServerOptions(TypedDict, total=False):
+    """The uvicorn settings `serve_in_thread` passes on (add one here when a caller needs it)."""
+
+    access_log: bool
+    lifespan: Literal["auto", "on", "off"]
+    timeout_keep_alive: int
+
+
 @contextmanager
 def serve_in_thread(
     app: ASGIApp,
     *,
     name: str = "keeper",
     runner: Callable[[Callable[[], None]], object] | None = None,
-    **config: Any,
+    **config: Unpack[ServerOptions],
 ) -> Iterator[str]:
     """Run `app` under uvicorn on 127.0.0.1, on a port the system picks; yields its URL.
 
     `config` adds uvicorn settings (`timeout_keep_alive=120`, say); `runner` calls the server's
     loop for the thread (`profiler.runcall` profiles it).
     """
-    options: dict[str, Any] = {"host": "127.0.0.1", "port": 0, "log_level": "warning", **config}
-    server = uvicorn.Server(uvicorn.Config(app, **options))
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", **config)
+    )
     target = server.run if runner is None else partial(runner, server.run)
     thread = threading.Thread(target=target, name=name, daemon=True)
     thread.start()
@@ -99,7 +112,19 @@ class Keys:
         return {"Authorization": f"Bearer {key}"}
 
 
-def grant_key(store: Store, principal: str, *, kind: PrincipalType = "user", **grant: Any) -> str:
+class Grant(TypedDict, total=False):
+    """A grant as `Store.add_grant` takes it (domain and role, when any is given)."""
+
+    domain: str
+    role: str
+    branch: str
+    kinds: list[str] | None
+    clearances: list[str] | None
+
+
+def grant_key(
+    store: Store, principal: str, *, kind: PrincipalType = "user", **grant: Unpack[Grant]
+) -> str:
     """A new API key of `principal` (made when missing, a user or a service), which first gets
     the grant `grant` names, when it names one (`Store.add_grant`: domain, role, branch, kinds,
     clearances). A second grant is `store.add_grant`'s."""
@@ -125,7 +150,7 @@ def make_keys(store: Store) -> Keys:
     return keys
 
 
-def assert_problem(response: httpx.Response | None, status: int, code: str) -> dict[str, Any]:
+def assert_problem(response: httpx.Response | None, status: int, code: str) -> JsonObject:
     """The problem document of an error answer, checked: its status, media type and `code`, and
     the members every problem document has. The one check of every error path, in every package.
 
@@ -174,7 +199,7 @@ class DemoKeeper:
 def demo_keeper(
     source: Path,
     directory: Path,
-    keeper: Mapping[str, Any],
+    keeper: Mapping[str, object],
     *,
     wrap: Callable[[ASGIApp], ASGIApp] | None = None,
 ) -> Iterator[DemoKeeper]:
@@ -208,6 +233,15 @@ OIDC_AUDIENCE = "urn:lorebase:keeper"
 
 OIDC_REDIRECT_URI = "http://127.0.0.1:5173/auth/callback"
 """The redirect URI of the test provider's `lorebase-web` client (nothing needs to serve it)."""
+
+
+class CodeFlowOptions(TypedDict, total=False):
+    """What `OidcProvider.tokens` passes on to `OidcProvider.authorization_code`."""
+
+    client_id: str
+    redirect_uri: str | None
+    nonce: str | None
+    scope: str
 
 
 class OidcProvider:
@@ -284,7 +318,7 @@ class OidcProvider:
             try:
                 answer = httpx.get(f"{self.issuer}/.well-known/openid-configuration", timeout=2)
                 if answer.status_code == 200:
-                    self.discovery: dict[str, Any] = answer.json()
+                    self.discovery: JsonObject = answer.json()
                     return
             except httpx.HTTPError:
                 pass
@@ -312,7 +346,13 @@ class OidcProvider:
             self._new_key()
         self.start()
 
-    def sign(self, claims: Mapping[str, Any], *, headers: Mapping[str, Any] | None = None) -> str:
+    def endpoint(self, name: str) -> str:
+        """The URL `name` of the provider's discovery document (`token_endpoint`, say)."""
+        return str(self.discovery[name])
+
+    def sign(
+        self, claims: Mapping[str, object], *, headers: Mapping[str, object] | None = None
+    ) -> str:
         """A JWT signed with the provider's current key (RS256, its kid): for negative tests."""
         return jwt.encode(
             dict(claims),
@@ -321,10 +361,10 @@ class OidcProvider:
             headers={"kid": self.kid, **(headers or {})},
         )
 
-    def claims(self, subject: str, **extra: Any) -> dict[str, Any]:
+    def claims(self, subject: str, **extra: object) -> dict[str, object]:
         """Claims of a valid access token for `subject` (override any with `extra`)."""
         now = int(time.time())
-        found = {
+        found: dict[str, object] = {
             "iss": self.issuer,
             "sub": subject,
             "aud": self.audience,
@@ -369,7 +409,7 @@ class OidcProvider:
         if nonce is not None:
             parameters["nonce"] = nonce
         with httpx.Client(timeout=10) as browser:
-            answer = browser.get(self.discovery["authorization_endpoint"], params=parameters)
+            answer = browser.get(self.endpoint("authorization_endpoint"), params=parameters)
             for _ in range(20):
                 if answer.is_redirect:
                     location = urljoin(str(answer.url), answer.headers["location"])
@@ -416,14 +456,14 @@ class OidcProvider:
                 posted = True
         raise RuntimeError("the device approval did not finish within 20 steps")
 
-    def tokens(self, login: str, **options: Any) -> dict[str, Any]:
+    def tokens(self, login: str, **options: Unpack[CodeFlowOptions]) -> JsonObject:
         """The token endpoint's answer (access_token, id_token, ...) after a code flow sign-in."""
         verifier = secrets.token_urlsafe(48)
         client_id = options.get("client_id", "lorebase-web")
         redirect_uri = options.get("redirect_uri") or self.redirect_uris[0]
         code = self.authorization_code(login, code_verifier=verifier, **options)
         answer = httpx.post(
-            self.discovery["token_endpoint"],
+            self.endpoint("token_endpoint"),
             data={
                 "grant_type": "authorization_code",
                 "code": code,
@@ -434,7 +474,7 @@ class OidcProvider:
             timeout=10,
         )
         answer.raise_for_status()
-        found: dict[str, Any] = answer.json()
+        found: JsonObject = answer.json()
         return found
 
     def access_token(self, login: str) -> str:

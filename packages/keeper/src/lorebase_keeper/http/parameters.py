@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from typing import Annotated
 
 from fastapi import Query
+
+from lorebase_core.errors import Issue, quoted
+from lorebase_core.suggestions import hint
 
 BRANCH = Annotated[
     str | None, Query(description="The branch to read (default: the Domain's default branch).")
@@ -36,3 +40,21 @@ def listed_names(values: list[str] | None) -> list[str] | None:
         return None
     names = (name.strip() for value in values for name in value.split(","))
     return list(dict.fromkeys(name for name in names if name))
+
+
+def unknown_names(
+    parameter: str, names: Iterable[str], known: Collection[str], *, owner: str, noun: str
+) -> list[Issue]:
+    """An issue `unknown-<noun>` for each of `names` that `known` does not hold: `<owner> has no
+    <noun> 'x'`, the closest known names, and all of them."""
+    listed = ", ".join(known)
+    return [
+        Issue(
+            parameter,
+            f"{owner} has no {noun} {quoted(name)}"
+            f"{hint(name, known, f'{noun}s', listed=0)}; use one of {listed}",
+            f"unknown-{noun.lower()}",
+        )
+        for name in names
+        if name not in known
+    ]

@@ -2,7 +2,8 @@
 
 Starlette routes on the decoded path, where `Supplier/a%2Fb` would become three segments. So
 `PathSegments` rebuilds the path from the raw one, decoding each segment but keeping `/` and `%`
-escaped inside it, and `SegmentRoute` decodes the path parameters once a route matched.
+escaped inside it, and `SegmentRoute` decodes the path parameters once a route matched; every
+router of Keeper's API is a `segment_router`.
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine
 from urllib.parse import unquote
 
-from fastapi import Request, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.routing import APIRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from lorebase_keeper.http.documented import Responses
 
 
 def _escaped(segment: str) -> str:
@@ -49,3 +52,10 @@ class SegmentRoute(APIRoute):
             return await handler(request)
 
         return decoded
+
+
+def segment_router(prefix: str, tag: str, responses: Responses | None = None) -> APIRouter:
+    """The router of one family of routes: paths under `prefix`, shown under the tag `tag` in the
+    OpenAPI document, path parameters decoded by `SegmentRoute`, and `responses` what each of its
+    routes may answer besides its own (`READ_RESPONSES`, `WRITE_RESPONSES`)."""
+    return APIRouter(prefix=prefix, tags=[tag], route_class=SegmentRoute, responses=responses)

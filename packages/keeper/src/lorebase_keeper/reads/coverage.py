@@ -10,10 +10,10 @@ the ETag's mark and the block see the same.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypedDict
 
 from lorebase_core.query import Query
 from lorebase_keeper.reads.reading import Read
+from lorebase_keeper.shapes.reads.queries import CoverageJson, CoveredAttributeJson, CoveredKindJson
 from lorebase_store import KindStatistics, View
 
 _NOTES = {
@@ -23,21 +23,6 @@ _NOTES = {
     "metrics": "metrics over {attr} leave them out",
     "resolve": "a filter on {attr} excludes them",
 }
-
-
-class KindCoverage(TypedDict):
-    kind: str
-    records: int
-    as_of: str | None
-    approximate: bool
-
-
-class AttributeCoverage(TypedDict):
-    kind: str
-    attribute: str
-    missing: float
-    missing_records: int
-    used_in: list[str]
 
 
 def _percent(ratio: float) -> str:
@@ -71,7 +56,7 @@ def statistics_mark(read: Read) -> str | None:
     return None if found is None else found.as_of
 
 
-def query_coverage(read: Read, query: Query) -> dict[str, Any]:
+def query_coverage(read: Read, query: Query) -> CoverageJson:
     """The coverage block of a query: its Kinds, and the Attributes it uses and where."""
     return coverage_block(read, query.kinds, query.attributes_used())
 
@@ -80,13 +65,13 @@ def coverage_block(
     read: Read,
     kinds: Iterable[str],
     attributes: Mapping[tuple[str, str], Sequence[str]],
-) -> dict[str, Any]:
+) -> CoverageJson:
     """Records of `kinds`, and the missing values of `attributes` ((Kind, Attribute) to the
     places that use it: where, select, order_by, group_by, metrics, resolve)."""
-    covered: list[KindCoverage] = []
-    described: list[AttributeCoverage] = []
+    covered: list[CoveredKindJson] = []
+    described: list[CoveredAttributeJson] = []
     notes: list[str] = []
-    block: dict[str, Any] = {
+    block: CoverageJson = {
         "kinds": covered,
         "attributes": described,
         "sources": [],
@@ -122,7 +107,7 @@ def coverage_block(
 
 def _attribute(
     found: KindStatistics | None, kind: str, attribute: str, places: Sequence[str]
-) -> AttributeCoverage:
+) -> CoveredAttributeJson:
     records = found.records if found is not None else 0
     missing_records = found.missing(attribute) if found is not None else 0
     ratio = round(missing_records / records, 4) if records else 0.0
@@ -135,7 +120,7 @@ def _attribute(
     }
 
 
-def _note(entry: AttributeCoverage) -> str:
+def _note(entry: CoveredAttributeJson) -> str:
     """What the missing values of an Attribute do to the places that use it."""
     attribute = entry["attribute"]
     consequences = "; ".join(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from lorebase_core.errors import RecordNotFound, quoted, shortened
 from lorebase_core.markdown import SHORT, table_cell, text_line
 from lorebase_core.schema import KindDef
 from lorebase_core.values import JsonValue
@@ -41,11 +40,7 @@ _WITHHELD: JsonObject = {
 def explain_json(read: Read, kind: str, key: str) -> ExplainAnswerJson:
     schema = read.reader.schema
     kind_def = schema.kinds[kind]
-    record = read.reader.get_record(kind, key)
-    if record is None:
-        raise RecordNotFound(
-            f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"
-        )
+    record = read.record(kind, key)
     created, found = read.reader.explain(
         kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
     )

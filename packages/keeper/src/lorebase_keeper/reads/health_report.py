@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from lorebase_core.markdown import table_cell, text_line
 from lorebase_keeper.reads.reading import Read
 from lorebase_keeper.shapes.reads.health import (
@@ -127,6 +129,11 @@ def _short(revision: str | None) -> str:
     return revision[:SHORT] if revision else ""
 
 
+def _row(cells: Iterable[object]) -> str:
+    """One row of a Markdown table, each cell made safe by `table_cell`."""
+    return "| " + " | ".join(table_cell(cell) for cell in cells) + " |"
+
+
 def _more(listed: int, total: int) -> str:
     return f" (and {total - listed} more)" if total > listed else ""
 
@@ -156,11 +163,9 @@ def health_markdown(document: HealthAnswerJson) -> str:
         stale = ", ".join(
             f"{name} {count} stale" for name, count in found["derived"]["stale"].items()
         )
-        cells = (found["kind"], found["records"], found["invalid"], groups, stale)
+        last_change = _short(found["last_change"])
         lines.append(
-            "| "
-            + " | ".join(table_cell(cell) for cell in cells)
-            + f" | {_short(found['last_change'])} |"
+            _row((found["kind"], found["records"], found["invalid"], groups, stale, last_change))
         )
         details += _kind_details(found, groups)
     if details:
@@ -176,7 +181,7 @@ def health_markdown(document: HealthAnswerJson) -> str:
         ends = f"{relation['from']} -> {relation['to']}"
         gaps = "" if relation["gaps"] is None else relation["gaps"]
         row = (relation["relation"], ends, relation["links"], relation["orphans"], gaps, "")
-        lines.append("| " + " | ".join(table_cell(cell) for cell in row) + " |")
+        lines.append(_row(row))
         bullets += _relation_bullets(relation)
     lines += bullets
     return "\n".join(lines) + "\n"

@@ -10,7 +10,16 @@ from functools import cached_property
 from fastapi import Request, Response
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import HistoryForbidden, InvalidInput, Issue
+from lorebase_core.errors import (
+    DomainNotFound,
+    HistoryForbidden,
+    InvalidInput,
+    Issue,
+    RecordNotFound,
+    quoted,
+    shortened,
+)
+from lorebase_core.schema import KindDef
 from lorebase_keeper.auth.authenticate import Authenticator
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.reads.answers import ANSWER_SLOT, AnswerCache, stamped
@@ -18,7 +27,7 @@ from lorebase_keeper.shapes.common import StampedJson
 from lorebase_keeper.trace.context import StepContext, current_step
 from lorebase_keeper.trace.recorder import Recorder
 from lorebase_platform.settings import PageSettings, Settings
-from lorebase_store import Reader, Statistics, Store
+from lorebase_store import Lineage, Reader, RecordVersion, Statistics, Store
 
 
 @dataclass
@@ -36,6 +45,27 @@ class Keeper:
 def keeper_of(request: Request) -> Keeper:
     found: Keeper = request.app.state.keeper
     return found
+
+
+def caller_of(request: Request) -> tuple[Keeper, Principal]:
+    """Keeper, and the principal the request comes from (401 without a credential it takes)."""
+    keeper = keeper_of(request)
+    return keeper, keeper.authenticator.principal(request)
+
+
+def require_known_domain(keeper: Keeper, principal: Principal, domain: str) -> None:
+    """404 `domain-not-found` for a Domain the caller has no grant in, or that does not exist.
+    The grants are asked before the store: a foreign Domain answers as an unknown one."""
+    principal.require_domain(domain)
+    if not keeper.store.has_domain(domain):
+        raise DomainNotFound.named(domain)
+
+
+def domain_caller(request: Request, domain: str) -> tuple[Keeper, Principal]:
+    """`caller_of` for a route of an existing Domain the caller has a grant in."""
+    keeper, principal = caller_of(request)
+    require_known_domain(keeper, principal, domain)
+    return keeper, principal
 
 
 @dataclass(frozen=True)
@@ -82,6 +112,25 @@ class Read:
             markdown=markdown,
         )
 
+    def kind(self, name: str) -> KindDef:
+        """The Kind `name` of the schema read, one the caller may read (`ReadScope.kind`:
+        unknown and unreadable Kinds answer alike, 404)."""
+        return self.scope.kind(self.reader.schema, name)
+
+    def record(self, kind: str, key: str) -> RecordVersion:
+        """The Record `kind/key` as this read sees it (404 `record-not-found` without it)."""
+        found = self.reader.get_record(kind, key)
+        if found is None:
+            raise RecordNotFound(
+                f"{kind}/{shortened(key)} does not exist on branch {quoted(self.branch)}"
+            )
+        return found
+
+    def lineage(self, kind: str, key: str) -> Lineage:
+        """Where each current value of the Record came from (read.history.lineage_count_max)."""
+        count_max = self.keeper.settings.read.history.lineage_count_max
+        return self.reader.lineage(kind, key, count_max=count_max)
+
     def require_history(self) -> None:
         if not self.scope.history:
             raise HistoryForbidden(
@@ -99,8 +148,7 @@ def domain_read(
     caller reads no branch of is 404 `domain-not-found`, a branch its grants do not cover is 403
     from the name alone, and `at` is resolved only once the branch is known to be readable.
     """
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
+    keeper, principal = caller_of(request)
     slot = ANSWER_SLOT.get()
     if slot is not None:
         slot.principal = principal

@@ -10,16 +10,15 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 
-from lorebase_core.errors import DomainNotFound, InvalidInput, Issue, TraceSessionNotFound, quoted
+from lorebase_core.errors import InvalidInput, Issue, TraceSessionNotFound, quoted
 from lorebase_core.values import format_datetime
-from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.http.documented import UNSTAMPED_READ_RESPONSES, WRITE_RESPONSES, answer
 from lorebase_keeper.http.parameters import CURSOR, LIMIT
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.answers import plain
-from lorebase_keeper.reads.reading import Keeper, keeper_of, page_limit
+from lorebase_keeper.reads.reading import caller_of, page_limit, require_known_domain
 from lorebase_keeper.shapes.trace import (
     NoteRecorded,
     NoteRecordedJson,
@@ -35,7 +34,7 @@ from lorebase_keeper.trace.visibility import TraceSight, session_visibility
 from lorebase_platform.settings import TRACE_SESSIONS_PAGE
 from lorebase_store import TraceStep
 
-router = APIRouter(prefix="/api/v1/trace", tags=["trace"], route_class=SegmentRoute)
+router = segment_router("/api/v1/trace", "trace")
 
 ACTOR = Annotated[
     str | None,
@@ -52,13 +51,6 @@ def _session_id(session_id: str) -> str:
     return session_id
 
 
-def _known_domain(keeper: Keeper, principal: Principal, domain: str) -> None:
-    """404 domain-not-found for a Domain the caller has no grant in, or that does not exist."""
-    principal.require_domain(domain)
-    if not keeper.store.has_domain(domain):
-        raise DomainNotFound.named(domain)
-
-
 @router.post(
     "/sessions/{session_id}/notes",
     summary="Add a note (an agent's reasoning) to a trace session",
@@ -66,8 +58,7 @@ def _known_domain(keeper: Keeper, principal: Principal, domain: str) -> None:
     responses={**WRITE_RESPONSES, **answer(NoteRecorded, 202, "Queued, or not (recorded).")},
 )
 def add_note(request: Request, session_id: str, body: NoteRequest) -> Response:
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
+    keeper, principal = caller_of(request)
     _session_id(session_id)
     settings = keeper.settings.keeper.trace
     if len(body.text) > settings.max_note_chars:
@@ -82,7 +73,7 @@ def add_note(request: Request, session_id: str, body: NoteRequest) -> Response:
             ],
         )
     if body.domain_id is not None:
-        _known_domain(keeper, principal, body.domain_id)
+        require_known_domain(keeper, principal, body.domain_id)
     recorder = keeper.recorder
     recorded = recorder.enabled and recorder.submit(
         TraceStep(
@@ -114,10 +105,9 @@ def trace_sessions(
     limit: LIMIT = None,
     cursor: CURSOR = None,
 ) -> Response:
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
+    keeper, principal = caller_of(request)
     if domain_id is not None:
-        _known_domain(keeper, principal, domain_id)
+        require_known_domain(keeper, principal, domain_id)
     size = page_limit(limit, TRACE_SESSIONS_PAGE)
 
     def domains() -> Iterable[str]:
@@ -143,8 +133,7 @@ def trace_sessions(
     responses={**UNSTAMPED_READ_RESPONSES, **answer(TraceSessionAnswer)},
 )
 def trace_session(request: Request, session_id: str, actor: ACTOR = None) -> Response:
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
+    keeper, principal = caller_of(request)
     _session_id(session_id)
     owner = actor or principal.id
     found = keeper.store.trace_session(owner, session_id)

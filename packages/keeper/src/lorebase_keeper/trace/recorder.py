@@ -21,9 +21,10 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Literal, TypeVar
 
 from lorebase_core.values import format_datetime
 from lorebase_keeper.http.errors import described
@@ -39,6 +40,7 @@ DROPPED = "lorebase.trace.steps.dropped"
 AUDIT_DROPPED = "lorebase.audit.reads.dropped"
 _RETRY_PAUSE_S = 0.2
 _LAST_ATTEMPT_S = 10.0  # what close() allows an attempt begun before its deadline
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,19 @@ class _Planned:
 
 
 _Item = TraceStep | _Planned | ReadAuditEntry
+
+
+def _retried(write: Callable[[], _T], deadline: float) -> _T:
+    """`write()`, tried again after a pause while `deadline` (monotonic) leaves time for one;
+    the failure of the last attempt is raised."""
+    while True:
+        try:
+            return write()
+        except Exception:
+            if time.monotonic() + _RETRY_PAUSE_S < deadline:
+                time.sleep(_RETRY_PAUSE_S)
+                continue
+            raise
 
 
 class Recorder:
@@ -162,38 +177,30 @@ class Recorder:
         return replace(item.step, explain=plans)
 
     def _write_steps(self, steps: list[TraceStep], deadline: float) -> None:
-        while True:
-            try:
-                written = self.store.write_trace(
+        try:
+            written = _retried(
+                lambda: self.store.write_trace(
                     steps,
                     max_steps_per_session=self.trace.max_steps_per_session,
                     inferred_idle_s=self.trace.inferred_session_idle_s,
-                )
-            except Exception as exc:
-                if time.monotonic() + _RETRY_PAUSE_S < deadline:
-                    time.sleep(_RETRY_PAUSE_S)
-                    continue
-                logger.warning("a batch of trace steps was dropped:\n%s", described(exc))
-                self._dropped.add(len(steps), {"reason": "write_failed"})
-                return
-            if written.recorded:
-                self._recorded.add(written.recorded)
-            if written.session_full:
-                self._dropped.add(written.session_full, {"reason": "session_full"})
+                ),
+                deadline,
+            )
+        except Exception as exc:
+            logger.warning("a batch of trace steps was dropped:\n%s", described(exc))
+            self._dropped.add(len(steps), {"reason": "write_failed"})
             return
+        if written.recorded:
+            self._recorded.add(written.recorded)
+        if written.session_full:
+            self._dropped.add(written.session_full, {"reason": "session_full"})
 
     def _write_entries(self, entries: list[ReadAuditEntry], deadline: float) -> None:
-        while True:
-            try:
-                self.store.write_read_audit(entries)
-                return
-            except Exception as exc:
-                if time.monotonic() + _RETRY_PAUSE_S < deadline:
-                    time.sleep(_RETRY_PAUSE_S)
-                    continue
-                logger.error("a batch of read audit entries was dropped:\n%s", described(exc))
-                self._audit_dropped.add(len(entries), {"reason": "write_failed"})
-                return
+        try:
+            _retried(lambda: self.store.write_read_audit(entries), deadline)
+        except Exception as exc:
+            logger.error("a batch of read audit entries was dropped:\n%s", described(exc))
+            self._audit_dropped.add(len(entries), {"reason": "write_failed"})
 
     def _prune_when_due(self) -> None:
         now = time.monotonic()

@@ -23,6 +23,13 @@ from lorebase_core.errors import (
 )
 from lorebase_core.proposal_policy import AutoMergeRule
 from lorebase_keeper.shapes.common import JsonObject
+from lorebase_keeper.shapes.writes.proposals import (
+    CommittedJson,
+    FlowStatus,
+    MergeAsked,
+    ProposalHeaderJson,
+    ProposedJson,
+)
 from lorebase_keeper.writes.agent_writes import (
     API,
     agent_writes_of,
@@ -36,13 +43,6 @@ from lorebase_keeper.writes.agent_writes import (
     proposal_url,
     task_branch_name,
     task_slug,
-)
-from lorebase_keeper.writes.bodies import (
-    CommittedJson,
-    FlowStatus,
-    MergeAskedJson,
-    ProposalHeaderJson,
-    ProposedJson,
 )
 from lorebase_keeper.writes.execute_request import Answer, Call, committed
 from lorebase_keeper.writes.proposal_scope import ProposalScopes
@@ -79,7 +79,7 @@ class _Merged:
     """What step 5 did."""
 
     proposal: ProposalInfo
-    asked: MergeAskedJson
+    asked: MergeAsked
     deleted: bool = False
     warnings: list[str] = field(default_factory=list)
 
@@ -232,7 +232,7 @@ def _merge(flow: _Flow, proposal: ProposalInfo, invocation: Invocation) -> _Merg
     )
     operations = operations_of(call.keeper.settings, call.domain)
     _, blockers = approval_state(operations, proposal)
-    asked: MergeAskedJson = {"requested": requested, "allowed": rule.allowed, "performed": False}
+    asked: MergeAsked = {"requested": requested, "allowed": rule.allowed, "performed": False}
     if not (requested and rule.allowed and not blockers):
         return _Merged(proposal, asked)
     # others may write on the task branch too: merge only what the caller writes itself
@@ -362,7 +362,7 @@ def flow_answer(
     created: bool,
     branch_created: bool,
     branch_deleted: bool,
-    merge: MergeAskedJson,
+    merge: MergeAsked,
     replayed: bool,
     warnings: list[str] | None = None,
 ) -> Answer:
@@ -417,7 +417,7 @@ def replay(call: Call, invocation: Invocation) -> Answer:
         proposal.status != "open"
         and call.keeper.store.find_branch(call.domain.name, invocation.branch) is None
     )
-    asked: MergeAskedJson = {
+    asked: MergeAsked = {
         "requested": bool(call.request.auto_merge),
         "allowed": False,
         "performed": False,

@@ -29,7 +29,7 @@ from lorebase_core.proposal_policy import (
 from lorebase_core.schema import Schema
 from lorebase_core.values import CanonicalValue
 from lorebase_keeper.shapes.common import HintJson
-from lorebase_keeper.writes.bodies import ApprovalJson
+from lorebase_keeper.shapes.writes.proposals import ApprovalJson
 from lorebase_platform.settings import AgentWritesSettings, OperationsSettings, Settings
 from lorebase_store import Describe, DomainInfo, ProposalInfo
 

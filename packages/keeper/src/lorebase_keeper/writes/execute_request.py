@@ -16,8 +16,8 @@ from lorebase_core.operations import Execution, parameter_view
 from lorebase_core.schema import Schema
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.reads.reading import Keeper
+from lorebase_keeper.shapes.writes.proposals import CommittedJson, ExecuteBody
 from lorebase_keeper.writes.agent_writes import operations_of
-from lorebase_keeper.writes.bodies import CommittedJson, ExecuteBody
 from lorebase_store import (
     BranchInfo,
     CommitRequest,

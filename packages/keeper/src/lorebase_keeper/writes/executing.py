@@ -16,9 +16,9 @@ from lorebase_core.errors import InvalidInput, Issue, ValuesInvalid
 from lorebase_core.operations import parameter_view, plan_execution
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.reads.reading import Keeper
+from lorebase_keeper.shapes.writes.proposals import DryRunJson
 from lorebase_keeper.writes.agent_flow import agent_flow, replay, review_reason
 from lorebase_keeper.writes.agent_writes import operations_of
-from lorebase_keeper.writes.bodies import DryRunJson
 from lorebase_keeper.writes.execute_request import Answer, Call, ExecuteRequest, committed
 from lorebase_keeper.writes.write_scope import (
     masked_invalid,

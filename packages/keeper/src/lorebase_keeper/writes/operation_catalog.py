@@ -17,7 +17,7 @@ from lorebase_core.schema import OperationDef, Schema
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.reads.reading import Read
 from lorebase_keeper.shapes.common import JsonObject
-from lorebase_keeper.writes.bodies import ExecuteLinkJson
+from lorebase_keeper.shapes.writes.operations import ExecuteLinkJson
 from lorebase_keeper.writes.write_scope import (
     missing_permission,
     visible_operation,

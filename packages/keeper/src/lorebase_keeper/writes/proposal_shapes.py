@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 from lorebase_core.access import ReadScope
 from lorebase_core.operations import MASK
 from lorebase_core.schema import Schema, ValueRules
+from lorebase_keeper.shapes.writes.proposals import ConflictEntryJson, ProposalJson
 from lorebase_keeper.writes.agent_writes import approval_state, proposal_hints, proposal_url
-from lorebase_keeper.writes.bodies import ConflictJson, ProposalJson
 from lorebase_platform.settings import OperationsSettings
 from lorebase_store import ConflictInfo, ProposalInfo
 
@@ -68,7 +68,7 @@ def conflict_masker(
     return shown
 
 
-def conflict_json(conflict: ConflictInfo, schema: Schema, scope: ReadScope) -> ConflictJson:
+def conflict_json(conflict: ConflictInfo, schema: Schema, scope: ReadScope) -> ConflictEntryJson:
     """A Conflict with the values the caller may not read masked."""
     shown = conflict_masker(conflict.entity, conflict.ref, conflict.attribute, schema, scope)
     return {

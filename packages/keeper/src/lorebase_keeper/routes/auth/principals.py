@@ -2,31 +2,28 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 
 from lorebase_keeper.http.documented import READ_RESPONSES, answer
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.answers import plain
-from lorebase_keeper.reads.reading import keeper_of
+from lorebase_keeper.reads.reading import caller_of
 from lorebase_keeper.shapes.auth.principals import DomainsAnswer, DomainsAnswerJson, Whoami
 
-router = APIRouter(
-    prefix="/api/v1", tags=["auth"], route_class=SegmentRoute, responses=READ_RESPONSES
-)
+router = segment_router("/api/v1", "auth", READ_RESPONSES)
 
 
 @router.get(
     "/auth/whoami", summary="The caller: principal, type and grants", responses=answer(Whoami)
 )
 def whoami(request: Request) -> Response:
-    principal = keeper_of(request).authenticator.principal(request)
+    _, principal = caller_of(request)
     return plain(principal.to_json())
 
 
 @router.get("/domains", summary="The Domains the caller may read", responses=answer(DomainsAnswer))
 def list_domains(request: Request) -> Response:
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
+    keeper, principal = caller_of(request)
     listed: DomainsAnswerJson = {
         "domains": [
             {

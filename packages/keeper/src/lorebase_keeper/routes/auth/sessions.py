@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from email.message import Message
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from lorebase_core.errors import (
@@ -27,16 +27,14 @@ from lorebase_core.errors import (
 )
 from lorebase_core.sessions import csrf_token
 from lorebase_keeper.http.documented import WRITE_RESPONSES, answer, request_body
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.http.session_cookie import clear_cookie, cookie_name, set_cookie
 from lorebase_keeper.reads.answers import plain
 from lorebase_keeper.reads.reading import Keeper, keeper_of
 from lorebase_keeper.shapes.auth.sessions import SessionAnswer, SessionAnswerJson, SessionRequest
 from lorebase_store import NewSession, SessionInfo, api_key_id
 
-router = APIRouter(
-    prefix="/api/v1/auth", tags=["auth"], route_class=SegmentRoute, responses=WRITE_RESPONSES
-)
+router = segment_router("/api/v1/auth", "auth", WRITE_RESPONSES)
 
 CODE_MEMBERS = ("code", "code_verifier", "redirect_uri")
 SIGN_IN_MEMBERS = frozenset({"api_key", *CODE_MEMBERS, "nonce"})

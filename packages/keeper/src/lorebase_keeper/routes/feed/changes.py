@@ -4,27 +4,21 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import Header, Query, Request, Response
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from lorebase_core.errors import InvalidInput, Issue, LorebaseError, quoted
+from lorebase_core.errors import InvalidInput, Issue, LorebaseError
 from lorebase_core.schema import Schema
-from lorebase_core.suggestions import hint
 from lorebase_keeper.feed.stream import FeedState, StreamAnswer, StreamStart, stream
 from lorebase_keeper.http.documented import READ_RESPONSES, Responses, read_answer
-from lorebase_keeper.http.parameters import listed_names
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.parameters import listed_names, unknown_names
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.reading import domain_read, keeper_of, page_limit
 from lorebase_keeper.shapes.feed.changes import ChangesAnswer, ChangesAnswerJson
 from lorebase_platform.settings import PageSettings
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}/branches/{branch}",
-    tags=["feed"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}/branches/{branch}", "feed", READ_RESPONSES)
 
 KINDS = Annotated[
     list[str] | None,
@@ -55,19 +49,10 @@ def _kinds(schema: Schema, names: list[str] | None) -> list[str] | None:
     """The Kinds of a `kinds=` filter, each one of the schema (422 unknown-kind otherwise)."""
     if names is None:
         return None
-    unknown = [name for name in names if name not in schema.kinds]
+    unknown = unknown_names("kinds", names, schema.kinds, owner=schema.domain.name, noun="Kind")
     if unknown or not names:
-        known = ", ".join(schema.kinds)
-        issues = [
-            Issue(
-                "kinds",
-                f"{schema.domain.name} has no Kind {quoted(name)}"
-                f"{hint(name, schema.kinds, 'Kinds', listed=0)}; use one of {known}",
-                "unknown-kind",
-            )
-            for name in unknown
-        ] or [Issue("kinds", f"name at least one Kind: {known}", "empty")]
-        raise InvalidInput("kinds names Kinds the Domain does not have", issues)
+        empty = Issue("kinds", f"name at least one Kind: {', '.join(schema.kinds)}", "empty")
+        raise InvalidInput("kinds names Kinds the Domain does not have", unknown or [empty])
     return names
 
 

@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Annotated, Literal, TypeVar
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.access import SENSITIVITY_TAGS
-from lorebase_core.errors import ClearanceForbidden, DomainNotFound, UnsafeSettings
+from lorebase_core.errors import ClearanceForbidden, UnsafeSettings
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.http.documented import WRITE_RESPONSES, answer
 from lorebase_keeper.http.parameters import CURSOR, LIMIT
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.answers import plain
-from lorebase_keeper.reads.reading import Keeper, keeper_of, page_limit
+from lorebase_keeper.reads.reading import Keeper, domain_caller, page_limit
 from lorebase_keeper.shapes.feed import webhooks as shapes
 from lorebase_keeper.trace.visibility import domain_wide_permissions, require_domain_wide
 from lorebase_platform.settings import PageSettings
@@ -41,12 +41,7 @@ DELIVERIES_PAGE = PageSettings(default_limit=50, max_limit=500)
 T = TypeVar("T")
 Clearance = Literal["pii", "confidential", "restricted"]
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}/webhooks",
-    tags=["webhooks"],
-    route_class=SegmentRoute,
-    responses=WRITE_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}/webhooks", "webhooks", WRITE_RESPONSES)
 
 
 class WebhookRequest(BaseModel):
@@ -83,11 +78,7 @@ class WebhookChange(BaseModel):
 
 
 def _admin(request: Request, domain: str) -> tuple[Keeper, Principal]:
-    keeper = keeper_of(request)
-    caller = keeper.authenticator.principal(request)
-    caller.require_domain(domain)
-    if not keeper.store.has_domain(domain):
-        raise DomainNotFound.named(domain)
+    keeper, caller = domain_caller(request, domain)
     require_domain_wide(
         caller, domain, "domain.settings", "webhooks receive the events of every branch and Kind"
     )

@@ -9,27 +9,22 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 
-from lorebase_core.errors import DomainNotFound, InvalidInput, Issue
+from lorebase_core.errors import InvalidInput, Issue
 from lorebase_core.values import ValueProblem, canonical, parse_type
 from lorebase_keeper.http.documented import UNSTAMPED_READ_RESPONSES, answer
 from lorebase_keeper.http.parameters import CURSOR, LIMIT
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.answers import plain
-from lorebase_keeper.reads.reading import keeper_of, page_limit
+from lorebase_keeper.reads.reading import domain_caller, page_limit
 from lorebase_keeper.shapes.reads.audit import AuditPageAnswer, AuditPageAnswerJson
 from lorebase_keeper.trace.visibility import require_domain_wide
 from lorebase_platform.settings import AUDIT_PAGE
 
 DATETIME = parse_type("datetime")
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["audit"],
-    route_class=SegmentRoute,
-    responses=UNSTAMPED_READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "audit", UNSTAMPED_READ_RESPONSES)
 
 
 def _moment(name: str, value: str | None) -> str | None:
@@ -63,11 +58,7 @@ def domain_audit(
     limit: LIMIT = None,
     cursor: CURSOR = None,
 ) -> Response:
-    keeper = keeper_of(request)
-    caller = keeper.authenticator.principal(request)
-    caller.require_domain(domain)
-    if not keeper.store.has_domain(domain):
-        raise DomainNotFound.named(domain)
+    keeper, caller = domain_caller(request, domain)
     # entries name every branch and Kind of the Domain: a narrowed grant would see beyond it
     require_domain_wide(
         caller, domain, "domain.settings", "the audit log names every branch and Kind"

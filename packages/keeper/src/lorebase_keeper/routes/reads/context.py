@@ -4,22 +4,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Request, Response
+from fastapi import Body, Request, Response
 
 from lorebase_core.context import ContextRequestInvalid, parse_context
 from lorebase_core.errors import Issue
 from lorebase_keeper.http.documented import READ_RESPONSES, markdown_answer, request_body
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.context_pack import context_answer, context_limits
 from lorebase_keeper.reads.reading import domain_read
 from lorebase_keeper.shapes.reads.context import ContextAnswer, ContextRequest
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["context"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "context", READ_RESPONSES)
 
 
 def _branch(body: object) -> str | None:

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 
 from lorebase_keeper.http.documented import READ_RESPONSES, markdown_answer
 from lorebase_keeper.http.parameters import AT, BRANCH, FORMAT
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.health_report import health_json, health_markdown
 from lorebase_keeper.reads.reading import Read, domain_read
 from lorebase_keeper.shapes.reads.health import HealthAnswer, HealthAnswerJson
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["data health"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "data health", READ_RESPONSES)
 
 
 def _answer(request: Request, read: Read, kind: str | None, markdown: bool) -> Response:
@@ -57,5 +52,5 @@ def kind_health(
     format: FORMAT = "json",
 ) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
-        read.scope.kind(read.reader.schema, kind)  # unknown and unreadable Kinds answer alike
+        read.kind(kind)  # unknown and unreadable Kinds answer alike
         return _answer(request, read, kind, format == "markdown")

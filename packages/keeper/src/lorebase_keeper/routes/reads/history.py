@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 
 from lorebase_core.access import ReadScope
-from lorebase_core.errors import InvalidInput, Issue, quoted
+from lorebase_core.errors import InvalidInput, Issue
 from lorebase_core.schema import KindDef
-from lorebase_core.suggestions import hint
 from lorebase_keeper.http.documented import READ_RESPONSES, markdown_answer, read_answer
 from lorebase_keeper.http.parameters import (
     AT,
@@ -17,8 +16,9 @@ from lorebase_keeper.http.parameters import (
     FORMAT,
     LIMIT,
     listed_names,
+    unknown_names,
 )
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.explanation import explain_json, explain_markdown
 from lorebase_keeper.reads.reading import domain_read, page_limit
 from lorebase_keeper.shapes import lineage_json
@@ -33,11 +33,8 @@ from lorebase_keeper.shapes.reads.history import (
 )
 from lorebase_store import cursor_revision
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}/kinds/{kind}/records/{key}",
-    tags=["history"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
+router = segment_router(
+    "/api/v1/domains/{domain}/kinds/{kind}/records/{key}", "history", READ_RESPONSES
 )
 
 
@@ -61,7 +58,7 @@ def record_history(
     # the next pages are read where the first one was, however far the branch moved since
     pinned = cursor_revision(cursor) if cursor else None
     with domain_read(request, domain, branch=branch, at=pinned or at) as read:
-        kind_def = read.scope.kind(read.reader.schema, kind)
+        kind_def = read.kind(kind)
         read.require_history()
         size = page_limit(limit, read.keeper.settings.read.history)
         narrowed = _narrowed(read.scope, kind, kind_def, listed_names(attributes))
@@ -103,19 +100,10 @@ def _narrowed(
     may read (422 for an unknown one, 403 for one it may not read, as a query's filter)."""
     if names is None:
         return None
-    unknown = [name for name in names if name not in kind.attributes]
+    unknown = unknown_names("attributes", names, kind.attributes, owner=kind_name, noun="Attribute")
     if unknown or not names:
-        known = ", ".join(kind.attributes)
-        issues = [
-            Issue(
-                "attributes",
-                f"{kind_name} has no Attribute {quoted(name)}"
-                f"{hint(name, kind.attributes, 'Attributes', listed=0)}; use one of {known}",
-                "unknown-attribute",
-            )
-            for name in unknown
-        ] or [Issue("attributes", f"expected Attribute names of {kind_name}", "empty")]
-        raise InvalidInput(f"attributes must name Attributes of {kind_name}", issues)
+        empty = Issue("attributes", f"expected Attribute names of {kind_name}", "empty")
+        raise InvalidInput(f"attributes must name Attributes of {kind_name}", unknown or [empty])
     for name in names:
         scope.require_value_readable(kind_name, name, kind.attributes[name])
     return names
@@ -130,12 +118,10 @@ def record_lineage(
     request: Request, domain: str, kind: str, key: str, branch: BRANCH = None, at: AT = None
 ) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
-        kind_def = read.scope.kind(read.reader.schema, kind)
+        kind_def = read.kind(kind)
 
         def compute(_etag: str) -> LineageAnswerJson:
-            found = read.reader.lineage(
-                kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
-            )
+            found = read.lineage(kind, key)
             return {
                 **read.stamp(),
                 "ref": f"{kind}/{key}",
@@ -162,7 +148,7 @@ def explain(
     format: FORMAT = "json",
 ) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
-        read.scope.kind(read.reader.schema, kind)
+        read.kind(kind)
         markdown = format == "markdown"
 
         def compute(_etag: str) -> ExplainAnswerJson | str:

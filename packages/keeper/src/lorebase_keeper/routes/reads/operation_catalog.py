@@ -6,21 +6,16 @@ revision-stamped and cached like every read; executing one is POST /operations/{
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import Request, Response
 
 from lorebase_keeper.http.documented import READ_RESPONSES, read_answer
 from lorebase_keeper.http.parameters import AT, BRANCH
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.reading import domain_read
 from lorebase_keeper.shapes.writes.operations import OperationAnswer, OperationsAnswer
 from lorebase_keeper.writes.operation_catalog import OperationCatalog
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["operations"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "operations", READ_RESPONSES)
 
 
 @router.get(

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Request, Response
+from fastapi import Body, Request, Response
 
 from lorebase_core.graph_requests import parse_neighborhood, parse_traverse
 from lorebase_core.query import Query, QueryRequest, decode_cursor, encode_cursor, parse_query
 from lorebase_keeper.http.bodies import branch_and_at, json_object
 from lorebase_keeper.http.documented import READ_RESPONSES, read_answer, request_body
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.coverage import query_coverage, statistics_mark
 from lorebase_keeper.reads.empty_answers import explain_empty
 from lorebase_keeper.reads.reading import Read, domain_read
@@ -27,12 +27,7 @@ from lorebase_keeper.shapes.reads.queries import (
     WithCoverage,
 )
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["queries"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "queries", READ_RESPONSES)
 
 QUERY_EXAMPLE = {
     "kind": "Supplier",

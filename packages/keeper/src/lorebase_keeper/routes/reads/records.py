@@ -4,21 +4,19 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 
 from lorebase_core.errors import (
     InvalidInput,
     Issue,
-    RecordNotFound,
     RelationNotFound,
     quoted,
-    shortened,
 )
 from lorebase_core.suggestions import hint
 from lorebase_keeper.http.documented import READ_RESPONSES, markdown_answer, read_answer
 from lorebase_keeper.http.paging import decode_cursor, encode_cursor
 from lorebase_keeper.http.parameters import AT, BRANCH, CURSOR, LIMIT
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads import schema_forms
 from lorebase_keeper.reads.reading import Read, domain_read, page_limit
 from lorebase_keeper.shapes import lineage_json, link_json, record_json, schema_json
@@ -39,12 +37,7 @@ from lorebase_keeper.shapes.reads.schema import (
 )
 from lorebase_keeper.writes.operation_catalog import OperationCatalog
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["records"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "records", READ_RESPONSES)
 
 
 SCHEMA_FORMAT = Annotated[
@@ -108,7 +101,7 @@ def schema_kinds(read: Read, kinds: str | None) -> list[str] | None:
             [Issue("kinds", "expected one or more comma-separated Kind names", "missing")],
         )
     for name in names:
-        read.scope.kind(read.reader.schema, name)
+        read.kind(name)
     return names
 
 
@@ -127,7 +120,7 @@ def list_records(
     cursor: CURSOR = None,
 ) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
-        kind_def = read.scope.kind(read.reader.schema, kind)
+        kind_def = read.kind(kind)
         size = page_limit(limit, read.keeper.settings.read.records)
         after = decode_cursor(f"records:{kind}", cursor)
 
@@ -162,22 +155,15 @@ def get_record(
     lineage: bool = Query(False, description="Add where each value came from."),
 ) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
-        kind_def = read.scope.kind(read.reader.schema, kind)
+        kind_def = read.kind(kind)
 
         def compute(_etag: str) -> RecordAnswerJson:
-            record = read.reader.get_record(kind, key)
-            if record is None:
-                raise RecordNotFound(
-                    f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"
-                )
+            record = read.record(kind, key)
             details: RecordDetails = {}
             if links:
                 details["links"] = _link_counts(read, kind, key)
             if lineage:
-                found = read.reader.lineage(
-                    kind, key, count_max=read.keeper.settings.read.history.lineage_count_max
-                )
-                details["lineage"] = lineage_json(kind_def, found, read.scope)
+                details["lineage"] = lineage_json(kind_def, read.lineage(kind, key), read.scope)
             summary = record_json(kind, kind_def, record, read.scope)
             return {**read.stamp(), **summary, **details}
 
@@ -217,7 +203,7 @@ def record_links(
 ) -> Response:
     with domain_read(request, domain, branch=branch, at=at) as read:
         schema = read.reader.schema
-        read.scope.kind(schema, kind)
+        read.kind(kind)
         end = read.scope.relation_end(schema, relation)
         if end.source_kind != kind:
             starting = [
@@ -235,10 +221,7 @@ def record_links(
         after = decode_cursor(list_name, cursor)
 
         def compute(_etag: str) -> LinksPageJson:
-            if read.reader.get_record(kind, key) is None:
-                raise RecordNotFound(
-                    f"{kind}/{shortened(key)} does not exist on branch {quoted(read.branch)}"
-                )
+            read.record(kind, key)  # 404 without it
             forward = end.direction == "forward"
             found = read.reader.links(
                 end.name,

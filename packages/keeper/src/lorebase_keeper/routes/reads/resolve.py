@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Request, Response
+from fastapi import Body, Request, Response
 
 from lorebase_core.errors import InvalidInput, Issue, LorebaseError
 from lorebase_core.resolve import (
@@ -27,7 +27,7 @@ from lorebase_core.resolve import (
 )
 from lorebase_core.search_request import SearchRequest
 from lorebase_keeper.http.documented import READ_RESPONSES, read_answer, request_body
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.coverage import coverage_block, statistics_mark
 from lorebase_keeper.reads.reading import Read, domain_read, keeper_of
 from lorebase_keeper.routes.reads.queries import parse_for
@@ -36,12 +36,7 @@ from lorebase_keeper.shapes.reads import queries as shapes
 from lorebase_platform.settings import ResolveSettings
 from lorebase_store import ValueCounts, record_misses
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["queries"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "queries", READ_RESPONSES)
 
 MEMBERS = ("text", "query_vector", "record_misses", "coverage", "branch", "at")
 MAX_VECTOR_DIMENSIONS = 16_000
@@ -215,7 +210,7 @@ def _suggestions(read: Read, resolution: TextResolution) -> list[Suggestion]:
     )
 
 
-def _coverage(read: Read, resolution: TextResolution) -> JsonObject:
+def _coverage(read: Read, resolution: TextResolution) -> shapes.CoverageJson:
     """The coverage block of /query for the Kinds and Attributes of the candidates, and unknown."""
     kinds = dict.fromkeys(candidate.term.kind for candidate in resolution.candidates)
     attributes = {

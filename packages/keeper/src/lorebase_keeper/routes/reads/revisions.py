@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.access import ReadScope
 from lorebase_core.errors import RevisionNotFound, TagNotFound, quoted
 from lorebase_core.schema import Schema
 from lorebase_keeper.http.documented import READ_RESPONSES, answer, read_answer
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.answers import plain, stamped
-from lorebase_keeper.reads.reading import Read, domain_read, keeper_of
+from lorebase_keeper.reads.reading import Read, caller_of, domain_read, keeper_of
 from lorebase_keeper.shapes.common import JsonObject
 from lorebase_keeper.shapes.reads.revisions import (
     BranchAnswer,
@@ -30,12 +30,7 @@ from lorebase_keeper.shapes.reads.revisions import (
 from lorebase_keeper.writes.agent_writes import agent_writes_of
 from lorebase_store import DiffEntry, RevisionInfo
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["revisions"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "revisions", READ_RESPONSES)
 
 
 def _visible_entry(
@@ -124,8 +119,7 @@ def get_diff(
 
 @router.get("/branches", summary="The branches of a Domain", responses=answer(BranchesAnswer))
 def list_branches(request: Request, domain: str) -> Response:
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
+    keeper, principal = caller_of(request)
     principal.require_domain(domain)  # before the store: a foreign Domain is an unknown one
     listed: BranchesAnswerJson = {
         "domain": domain,
@@ -180,8 +174,7 @@ class BranchRequest(BaseModel):
     responses=answer(BranchCreated, 201, "The branch."),
 )
 def create_branch(request: Request, domain: str, body: BranchRequest) -> Response:
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
+    keeper, principal = caller_of(request)
     with domain_read(request, domain, branch=body.from_branch, at=body.at) as read:
         source = read.branch
     principal.require("branch.create", domain, body.name)

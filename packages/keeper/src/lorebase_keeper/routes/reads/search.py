@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Request, Response
+from fastapi import Body, Request, Response
 
 from lorebase_core.errors import Issue, RecordNotFound, SearchInvalid, SemanticUnavailable, quoted
 from lorebase_core.search_request import parse_search, vector_issues
 from lorebase_core.values import JsonValue
 from lorebase_keeper.http.bodies import branch_and_at, json_object
 from lorebase_keeper.http.documented import READ_RESPONSES, answer, read_answer, request_body
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.answers import plain
 from lorebase_keeper.reads.reading import domain_read, keeper_of
 from lorebase_keeper.shapes.reads.search import (
@@ -22,12 +22,7 @@ from lorebase_keeper.shapes.reads.search import (
 )
 from lorebase_keeper.writes.write_scope import require_kind_writable
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["search"],
-    route_class=SegmentRoute,
-    responses=READ_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "search", READ_RESPONSES)
 
 
 @router.post(

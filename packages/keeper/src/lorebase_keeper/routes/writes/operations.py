@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Header, Request, Response
+from fastapi import Header, Request, Response
 
 from lorebase_keeper.http.documented import WRITE_RESPONSES, answer
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.answers import plain
-from lorebase_keeper.reads.reading import keeper_of
+from lorebase_keeper.reads.reading import caller_of
 from lorebase_keeper.shapes.writes.proposals import Committed, DryRun, Proposed
 from lorebase_keeper.writes.executing import ExecuteRequest, execute_operation
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["writes"],
-    route_class=SegmentRoute,
-    responses=WRITE_RESPONSES,
-)
+router = segment_router("/api/v1/domains/{domain}", "writes", WRITE_RESPONSES)
 
 
 @router.post(
@@ -37,8 +32,7 @@ def execute(
     body: ExecuteRequest,
     idempotency_key: str | None = Header(default=None, alias="Idempotency-Key"),
 ) -> Response:
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
+    keeper, principal = caller_of(request)
     answer = execute_operation(keeper, principal, domain, operation, body, idempotency_key)
     response = plain(answer.body, status=answer.status, revision=answer.body.get("revision"))
     if answer.replayed:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from lorebase_core.errors import (
     Conflict,
-    DomainNotFound,
     InvalidInput,
     Issue,
     MergeConflicts,
@@ -27,9 +26,9 @@ from lorebase_core.errors import (
 from lorebase_keeper.auth.authz import Principal
 from lorebase_keeper.http.documented import WRITE_RESPONSES, answer
 from lorebase_keeper.http.paging import decode_cursor, encode_cursor
-from lorebase_keeper.http.segments import SegmentRoute
+from lorebase_keeper.http.segments import segment_router
 from lorebase_keeper.reads.answers import plain
-from lorebase_keeper.reads.reading import Keeper, keeper_of
+from lorebase_keeper.reads.reading import Keeper, domain_caller
 from lorebase_keeper.shapes.reads.revisions import BranchMerged
 from lorebase_keeper.shapes.writes import proposals as shapes
 from lorebase_keeper.writes.agent_writes import (
@@ -47,21 +46,7 @@ from lorebase_store import ConflictResolution, ProposalInfo
 
 _LIST = "proposals"
 
-router = APIRouter(
-    prefix="/api/v1/domains/{domain}",
-    tags=["proposals"],
-    route_class=SegmentRoute,
-    responses=WRITE_RESPONSES,
-)
-
-
-def _caller(request: Request, domain: str) -> tuple[Keeper, Principal]:
-    keeper = keeper_of(request)
-    principal = keeper.authenticator.principal(request)
-    principal.require_domain(domain)  # before the store: a foreign Domain is an unknown one
-    if not keeper.store.has_domain(domain):
-        raise DomainNotFound.named(domain)
-    return keeper, principal
+router = segment_router("/api/v1/domains/{domain}", "proposals", WRITE_RESPONSES)
 
 
 def _visible(keeper: Keeper, principal: Principal, domain: str, proposal_id: str) -> ScopedProposal:
@@ -114,7 +99,7 @@ def list_proposals(
     limit: int = Query(default=50, ge=1, le=500),
     cursor: str | None = Query(default=None, description="next_cursor of the previous page."),
 ) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     principal.require("data.read", domain, None)
     author = principal.id if created_by == "me" else created_by
     if assigned == "me":
@@ -158,7 +143,7 @@ def list_proposals(
     responses=answer(shapes.Proposal, 201, "The Proposal."),
 )
 def open_proposal(request: Request, domain: str, body: ProposalRequest) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     principal.require("proposal.create", domain, body.source)  # by name, before the lookup
     source = keeper.store.branch(domain, body.source)
     target = body.target or source.base_branch or keeper.store.domain(domain).default_branch
@@ -197,7 +182,7 @@ def open_proposal(request: Request, domain: str, body: ProposalRequest) -> Respo
     responses=answer(shapes.Proposal),
 )
 def get_proposal(request: Request, domain: str, proposal: str) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     scoped = _visible(keeper, principal, domain, proposal)
     return plain(proposal_json(_operations(keeper, domain), scoped.proposal))
 
@@ -218,7 +203,7 @@ class ReviewRequest(BaseModel):
     responses=answer(shapes.Proposal, 201, "The Proposal with the review."),
 )
 def review(request: Request, domain: str, proposal: str, body: ReviewRequest) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     found = _visible(keeper, principal, domain, proposal).original
     principal.require("proposal.review", domain, found.target_branch)
     if body.verdict == "approve" and found.created_by == principal.id:
@@ -250,7 +235,7 @@ class MergeRequest(BaseModel):
 def merge(
     request: Request, domain: str, proposal: str, body: MergeRequest | None = None
 ) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     found = _visible(keeper, principal, domain, proposal).original
     principal.require("proposal.merge", domain, found.target_branch)
     operations = _operations(keeper, domain)
@@ -305,7 +290,7 @@ def _deletes_source(keeper: Keeper, domain: str, proposal: ProposalInfo) -> bool
     responses=answer(shapes.Proposal),
 )
 def close(request: Request, domain: str, proposal: str) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     found = _visible(keeper, principal, domain, proposal).original
     if found.created_by != principal.id:
         principal.require("proposal.merge", domain, found.target_branch)
@@ -326,7 +311,7 @@ def conflicts(
     proposal: str,
     status: Literal["open", "resolved"] | None = Query(default=None),
 ) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     scopes = ProposalScopes(keeper, principal, domain)
     scoped = scopes.load(proposal)
     found = scoped.proposal
@@ -363,7 +348,7 @@ class ResolveRequest(BaseModel):
 def resolve(
     request: Request, domain: str, proposal: str, conflict: str, body: ResolveRequest
 ) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     scoped = _visible(keeper, principal, domain, proposal)
     found = scoped.original
     if found.created_by != principal.id:
@@ -407,7 +392,7 @@ class BranchMergeRequest(BaseModel):
 def merge_branch(
     request: Request, domain: str, branch: str, body: BranchMergeRequest | None = None
 ) -> Response:
-    keeper, principal = _caller(request, domain)
+    keeper, principal = domain_caller(request, domain)
     body = body or BranchMergeRequest()
     principal.require("data.read", domain, branch)  # by name, before the lookup
     source = keeper.store.branch(domain, branch)

@@ -26,6 +26,13 @@ class CoveredKind(Shape):
     approximate: bool
 
 
+class CoveredKindJson(TypedDict):
+    kind: str
+    records: int
+    as_of: str | None
+    approximate: bool
+
+
 class CoveredAttribute(Shape):
     kind: str
     attribute: str
@@ -34,7 +41,20 @@ class CoveredAttribute(Shape):
     used_in: list[str]
 
 
+class CoveredAttributeJson(TypedDict):
+    kind: str
+    attribute: str
+    missing: float
+    missing_records: int
+    used_in: list[str]
+
+
 class UnknownPhrase(Shape):
+    phrase: str
+    reason: str
+
+
+class UnknownPhraseJson(TypedDict):
     phrase: str
     reason: str
 
@@ -99,6 +119,16 @@ class Coverage(Shape):
     )
 
 
+class CoverageJson(TypedDict):
+    kinds: list[CoveredKindJson]
+    attributes: list[CoveredAttributeJson]
+    sources: list[object]
+    notes: list[str]
+    omitted: NotRequired[str]
+    unknown: NotRequired[list[UnknownPhraseJson]]
+    empty: NotRequired[EmptyAnswerJson]
+
+
 class QueryRecord(Shape):
     ref: str
     kind: str
@@ -144,9 +174,9 @@ class QueryRows(TypedDict, total=False):
 
 
 class WithCoverage(TypedDict, total=False):
-    """The coverage block (`Coverage`) of POST /query and /resolve, unless asked without."""
+    """The coverage block of POST /query and /resolve, unless asked without."""
 
-    coverage: JsonObject
+    coverage: CoverageJson
 
 
 class QueryAnswerJson(StampedJson, QueryTarget, QueryRows, WithCoverage):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import Field
 
@@ -63,6 +63,13 @@ class ExecuteLink(Shape):
     refusal: Literal["forbidden", "kind-forbidden"] | None = Field(
         description="The code execute would answer, or null."
     )
+
+
+class ExecuteLinkJson(TypedDict):
+    method: Literal["POST"]
+    href: str
+    allowed: bool
+    refusal: Literal["forbidden", "kind-forbidden"] | None
 
 
 class OperationEntry(Shape):
