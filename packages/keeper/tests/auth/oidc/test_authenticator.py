@@ -15,6 +15,8 @@ import json
 import secrets
 import socket
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -66,10 +68,22 @@ def oidc_settings(issuer: str, *, mode: str = "oidc", **oidc: Any) -> Settings:
     )
 
 
+@contextmanager
+def oidc_keeper(settings: Settings, store: Store) -> Iterator[FastAPI]:
+    """Keeper on `store`, its connections to the issuer closed after (the in-process client runs
+    no lifespan, which would close them)."""
+    app = create_app(settings, store=store)
+    try:
+        yield app
+    finally:
+        app.state.keeper.authenticator.close()
+
+
 @pytest.fixture
-def keeper(store: Store, oidc_provider: OidcProvider) -> FastAPI:
+def keeper(store: Store, oidc_provider: OidcProvider) -> Iterator[FastAPI]:
     """Keeper in auth mode oidc on `store` (the supply example only where a test asks for it)."""
-    return create_app(oidc_settings(oidc_provider.issuer), store=store)
+    with oidc_keeper(oidc_settings(oidc_provider.issuer), store) as app:
+        yield app
 
 
 @pytest.fixture
@@ -137,13 +151,14 @@ async def test_the_groups_claim_gives_the_grants_of_its_group(
 @pytest.mark.anyio
 async def test_api_key_and_oidc_mode_takes_both(store: Store, oidc_provider: OidcProvider) -> None:
     key = grant_key(store, "usr_keyed")
-    app = create_app(oidc_settings(oidc_provider.issuer, mode="api_key+oidc"), store=store)
-    async with client_of(app) as http:
-        by_key = await http.get(WHOAMI, headers=bearer(key))
-        assert by_key.json()["authenticated_by"] == "api_key"
-        by_token = await http.get(WHOAMI, headers=bearer(oidc_provider.access_token("bob")))
-        assert by_token.json()["principal"] == "bob"
-        assert by_token.json()["authenticated_by"] == "oidc"
+    settings = oidc_settings(oidc_provider.issuer, mode="api_key+oidc")
+    with oidc_keeper(settings, store) as app:
+        async with client_of(app) as http:
+            by_key = await http.get(WHOAMI, headers=bearer(key))
+            by_token = await http.get(WHOAMI, headers=bearer(oidc_provider.access_token("bob")))
+    assert by_key.json()["authenticated_by"] == "api_key"
+    assert by_token.json()["principal"] == "bob"
+    assert by_token.json()["authenticated_by"] == "oidc"
 
 
 # -- tokens Keeper refuses -----------------------------------------------------------------------
@@ -339,10 +354,10 @@ async def test_auth_oidc_tells_clients_how_to_sign_in_without_a_credential(
     settings = oidc_settings(
         oidc_provider.issuer, client_secret="secret://env/LOREBASE_TEST_OIDC_SECRET"
     )
-    transport = httpx.ASGITransport(app=create_app(settings, store=store))
-    async with httpx.AsyncClient(transport=transport, base_url="http://keeper.test") as http:
-        answer = await http.get("/api/v1/auth/oidc")
-        document = (await http.get("/openapi.json")).json()
+    with oidc_keeper(settings, store) as app:
+        async with client_of(app) as http:
+            answer = await http.get("/api/v1/auth/oidc")
+            document = (await http.get("/openapi.json")).json()
     assert answer.status_code == 200
     assert answer.json() == {
         "issuer": oidc_provider.issuer,
