@@ -334,13 +334,12 @@ async def test_a_discovery_document_of_another_issuer_is_refused(
     store: Store, oidc_provider: OidcProvider
 ) -> None:
     issuer = oidc_provider.issuer.replace("127.0.0.1", "localhost")
-    app = create_app(oidc_settings(issuer), store=store)
     token = oidc_provider.sign(oidc_provider.claims("gina", iss=issuer))
-    async with client_of(app) as http:
-        problem = assert_problem(
-            await http.get(WHOAMI, headers=bearer(token)), 502, "identity-provider-unavailable"
-        )
-        assert "set keeper.auth.oidc.issuer to exactly" in str(problem["detail"])
+    with oidc_keeper(oidc_settings(issuer), store) as app:
+        async with client_of(app) as http:
+            answer = await http.get(WHOAMI, headers=bearer(token))
+    problem = assert_problem(answer, 502, "identity-provider-unavailable")
+    assert "set keeper.auth.oidc.issuer to exactly" in str(problem["detail"])
 
 
 # -- how to sign in: GET /api/v1/auth/oidc --------------------------------------------------------
